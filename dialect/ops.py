@@ -1,0 +1,1268 @@
+"""The ops of the `grad` dialect (SPEC §3), each with its NumPy meaning.
+
+`kernel()` returns a function from operand arrays to the result array, with the
+op's attributes already bound. It is the single definition of what an op
+computes: the interpreter runs it, and constant folding calls it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    StringAttr,
+    TensorType,
+    f32,
+    i1,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.irdl import (
+    AnyAttr,
+    IRDLOperation,
+    VarConstraint,
+    base,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import ConstantLike, MemoryReadEffect, MemoryWriteEffect, Pure
+from xdsl.utils.exceptions import VerifyException
+
+from gradopt.dialect.syntax import (
+    parse_attributes,
+    parse_int_list,
+    parse_operand_list,
+    literal_attr,
+    parse_literal,
+    parse_tensor_type,
+    parse_type_list,
+    print_attributes,
+    print_int_list,
+    print_scalar_literal,
+    resolve,
+    with_element,
+)
+from gradopt.dialect.types import check_slot, check_tensor, dtype_of, is_i1
+
+Kernel = Callable[..., np.ndarray]
+"""A NumPy function from an op's operand values to its result value."""
+
+
+class EvaluationError(Exception):
+    """A run-time error of one op (zero divisor, index out of range, ...)."""
+
+
+class GradOp(IRDLOperation, ABC):
+    """A `grad` op that computes a value from its operands."""
+
+    @abstractmethod
+    def kernel(self) -> Kernel: ...
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    type = value.type
+    assert isinstance(type, TensorType | MemRefType)
+    return type.get_shape()
+
+
+def _tensor(value: SSAValue) -> TensorType:
+    assert isinstance(value.type, TensorType)
+    return value.type
+
+
+# --- §3.1 Elementwise -------------------------------------------------------
+
+
+@irdl_op_definition
+class ConstOp(GradOp):
+    """A literal: one scalar splat over the whole shape, or `dense<[...]>` data."""
+
+    name = "grad.const"
+    value = prop_def(base(FloatAttr) | base(IntegerAttr) | base(DenseIntOrFPElementsAttr))
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), ConstantLike())
+
+    def __init__(self, value: Attribute, type: TensorType):
+        super().__init__(result_types=[type], properties={"value": value})
+
+    @classmethod
+    def splat(cls, value: float | int | bool, type: TensorType) -> ConstOp:
+        element = type.get_element_type()
+        if element == f32:
+            return cls(FloatAttr(float(value), f32), type)
+        return cls(IntegerAttr(int(value), element), type)
+
+    def verify_(self) -> None:
+        type = check_tensor("result", self.result.type)
+        element = type.get_element_type()
+        if isinstance(self.value, DenseIntOrFPElementsAttr):
+            if self.value.get_type() != type:
+                raise VerifyException(
+                    f"dense value type {self.value.get_type()} does not match "
+                    f"result type {type}"
+                )
+        elif self.value.type != element:
+            raise VerifyException(
+                f"value type {self.value.type} does not match result element "
+                f"type {element}"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstOp:
+        if parser._current_token.text == "dense":  # pyright: ignore[reportPrivateUsage]
+            value = parser.parse_attribute()
+            attrs = parse_attributes(parser, cls)
+            if not isinstance(value, DenseIntOrFPElementsAttr) or not isinstance(
+                type := value.get_type(), TensorType
+            ):
+                parser.raise_error("expected a dense tensor literal")
+            op = cls(value, type)
+        else:
+            text, start = parse_literal(parser)
+            attrs = parse_attributes(parser, cls)
+            parser.parse_punctuation(":")
+            type = parse_tensor_type(parser)
+            op = cls(literal_attr(parser, text, start, type.get_element_type()), type)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        if isinstance(self.value, DenseIntOrFPElementsAttr):
+            printer.print_attribute(self.value)
+            print_attributes(printer, self)
+            return
+        print_scalar_literal(printer, self.value)
+        print_attributes(printer, self)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def array(self) -> np.ndarray:
+        """The literal as a read-only array of the result's shape and dtype."""
+        type = _tensor(self.result)
+        dtype = dtype_of(type.get_element_type())
+        if isinstance(self.value, DenseIntOrFPElementsAttr):
+            data = np.array(self.value.get_values(), dtype=dtype)
+            array = data.reshape(type.get_shape())
+        else:
+            array = np.full(type.get_shape(), self.value.value.data, dtype=dtype)
+        array.flags.writeable = False
+        return array
+
+    def kernel(self) -> Kernel:
+        array = self.array()
+        return lambda: array
+
+
+class ElementwiseOp(GradOp, ABC):
+    """Base of the ops whose operands and result all have one type `T`."""
+
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    ELEMENTS: ClassVar[tuple[Attribute, ...]] = (f32, i32)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        check_tensor("result", self.result_types[0], self.ELEMENTS)
+
+
+class UnaryOp(ElementwiseOp, ABC):
+    input = operand_def(ElementwiseOp.T)
+    result = result_def(ElementwiseOp.T)
+    assembly_format = "$input attr-dict `:` type($result)"
+
+    def __init__(self, input: SSAValue):
+        super().__init__(operands=[input], result_types=[input.type])
+
+
+class BinaryOp(ElementwiseOp, ABC):
+    lhs = operand_def(ElementwiseOp.T)
+    rhs = operand_def(ElementwiseOp.T)
+    result = result_def(ElementwiseOp.T)
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($result)"
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[lhs, rhs], result_types=[lhs.type])
+
+
+@irdl_op_definition
+class AddOp(BinaryOp):
+    name = "grad.add"
+
+    def kernel(self) -> Kernel:
+        return np.add
+
+
+@irdl_op_definition
+class MulOp(BinaryOp):
+    name = "grad.mul"
+
+    def kernel(self) -> Kernel:
+        return np.multiply
+
+
+@irdl_op_definition
+class MaxOp(BinaryOp):
+    """Elementwise maximum; a NaN operand gives NaN."""
+
+    name = "grad.max"
+
+    def kernel(self) -> Kernel:
+        return np.maximum
+
+
+@irdl_op_definition
+class NegOp(UnaryOp):
+    name = "grad.neg"
+
+    def kernel(self) -> Kernel:
+        return np.negative
+
+
+class FloatUnaryOp(UnaryOp, ABC):
+    ELEMENTS: ClassVar = (f32,)
+
+
+@irdl_op_definition
+class RecipOp(FloatUnaryOp):
+    name = "grad.recip"
+
+    def kernel(self) -> Kernel:
+        one = np.float32(1.0)
+        return lambda a: np.divide(one, a)
+
+
+@irdl_op_definition
+class Exp2Op(FloatUnaryOp):
+    name = "grad.exp2"
+
+    def kernel(self) -> Kernel:
+        return np.exp2
+
+
+@irdl_op_definition
+class Log2Op(FloatUnaryOp):
+    name = "grad.log2"
+
+    def kernel(self) -> Kernel:
+        return np.log2
+
+
+@irdl_op_definition
+class SqrtOp(FloatUnaryOp):
+    name = "grad.sqrt"
+
+    def kernel(self) -> Kernel:
+        return np.sqrt
+
+
+@irdl_op_definition
+class SinOp(FloatUnaryOp):
+    name = "grad.sin"
+
+    def kernel(self) -> Kernel:
+        return np.sin
+
+
+@irdl_op_definition
+class DetachOp(UnaryOp):
+    """The value of its operand, through which no gradient passes."""
+
+    name = "grad.detach"
+    ELEMENTS: ClassVar = (f32, i32, i1)
+
+    def kernel(self) -> Kernel:
+        return lambda a: a
+
+
+class CompareOp(GradOp, ABC):
+    """`%r = grad.cmplt %a, %b : T`, with a result of T's shape and element i1."""
+
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    ELEMENTS: ClassVar[tuple[Attribute, ...]] = (f32, i32)
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        type = _tensor(lhs)
+        super().__init__(operands=[lhs, rhs], result_types=[with_element(type, i1)])
+
+    def verify_(self) -> None:
+        type = check_tensor("lhs", self.lhs.type, self.ELEMENTS)
+        if self.rhs.type != type:
+            raise VerifyException(
+                f"rhs must have the type of lhs {type}, got {self.rhs.type}"
+            )
+        if self.result.type != with_element(type, i1):
+            raise VerifyException(
+                f"result must be {with_element(type, i1)}, got {self.result.type}"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CompareOp:
+        operands = parse_operand_list(parser)
+        attrs = parse_attributes(parser, cls)
+        parser.parse_punctuation(":")
+        type = parse_tensor_type(parser)
+        lhs, rhs = resolve(parser, operands, [type] * len(operands), 2)
+        op = cls(lhs, rhs)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_operand)
+        print_attributes(printer, self)
+        printer.print_string(" : ")
+        printer.print_attribute(self.lhs.type)
+
+
+@irdl_op_definition
+class CmpLtOp(CompareOp):
+    name = "grad.cmplt"
+
+    def kernel(self) -> Kernel:
+        return np.less
+
+
+@irdl_op_definition
+class CmpEqOp(CompareOp):
+    name = "grad.cmpeq"
+    ELEMENTS: ClassVar = (f32, i32, i1)
+
+    def kernel(self) -> Kernel:
+        return np.equal
+
+
+@irdl_op_definition
+class CmpNeOp(CompareOp):
+    name = "grad.cmpne"
+    ELEMENTS: ClassVar = (f32, i32, i1)
+
+    def kernel(self) -> Kernel:
+        return np.not_equal
+
+
+@irdl_op_definition
+class WhereOp(GradOp):
+    """`%r = grad.where %c, %a, %b : T`: `%a` where `%c` holds, else `%b`."""
+
+    name = "grad.where"
+    condition = operand_def(TensorType)
+    on_true = operand_def(TensorType)
+    on_false = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def __init__(self, condition: SSAValue, on_true: SSAValue, on_false: SSAValue):
+        super().__init__(
+            operands=[condition, on_true, on_false], result_types=[on_true.type]
+        )
+
+    def verify_(self) -> None:
+        type = check_tensor("result", self.result.type)
+        for name, operand in (("on_true", self.on_true), ("on_false", self.on_false)):
+            if operand.type != type:
+                raise VerifyException(
+                    f"{name} must have the result type {type}, got {operand.type}"
+                )
+        if self.condition.type != with_element(type, i1):
+            raise VerifyException(
+                f"condition must be {with_element(type, i1)}, got "
+                f"{self.condition.type}"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WhereOp:
+        operands = parse_operand_list(parser)
+        attrs = parse_attributes(parser, cls)
+        parser.parse_punctuation(":")
+        type = parse_tensor_type(parser)
+        condition, on_true, on_false = resolve(
+            parser, operands, [with_element(type, i1), type, type], 3
+        )
+        op = cls(condition, on_true, on_false)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_operand)
+        print_attributes(printer, self)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def kernel(self) -> Kernel:
+        return np.where
+
+
+class IntegerBinaryOp(BinaryOp, ABC):
+    ELEMENTS: ClassVar = (i32,)
+
+
+def _wrap(values: np.ndarray) -> np.ndarray:
+    """int64 values wrapped to int32, two's complement."""
+    return values.astype(np.int32)
+
+
+def _check_divisor(op: Operation, b: np.ndarray) -> None:
+    if np.any(b == 0):
+        raise EvaluationError(f"'{op.name}' divides by zero")
+
+
+def _divide_toward_zero(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Quotient rounded toward zero, as in C, in int64 (exact for int32 inputs)."""
+    a64, b64 = np.asarray(a, np.int64), np.asarray(b, np.int64)
+    quotient = np.abs(a64) // np.abs(b64)
+    return np.where((a64 < 0) != (b64 < 0), -quotient, quotient)
+
+
+@irdl_op_definition
+class IDivOp(IntegerBinaryOp):
+    name = "grad.idiv"
+
+    def kernel(self) -> Kernel:
+        def idiv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+            _check_divisor(self, b)
+            return _wrap(_divide_toward_zero(a, b))
+
+        return idiv
+
+
+@irdl_op_definition
+class ModOp(IntegerBinaryOp):
+    """Remainder with the sign of the dividend, as in C."""
+
+    name = "grad.mod"
+
+    def kernel(self) -> Kernel:
+        def mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+            _check_divisor(self, b)
+            a64, b64 = np.asarray(a, np.int64), np.asarray(b, np.int64)
+            return _wrap(a64 - b64 * _divide_toward_zero(a64, b64))
+
+        return mod
+
+
+class BitwiseOp(IntegerBinaryOp, ABC):
+    ELEMENTS: ClassVar = (i32, i1)
+
+
+@irdl_op_definition
+class AndOp(BitwiseOp):
+    name = "grad.and"
+
+    def kernel(self) -> Kernel:
+        return np.bitwise_and
+
+
+@irdl_op_definition
+class OrOp(BitwiseOp):
+    name = "grad.or"
+
+    def kernel(self) -> Kernel:
+        return np.bitwise_or
+
+
+@irdl_op_definition
+class XorOp(BitwiseOp):
+    name = "grad.xor"
+
+    def kernel(self) -> Kernel:
+        return np.bitwise_xor
+
+
+class ShiftOp(IntegerBinaryOp, ABC):
+    def _checked(self, shift: np.ndarray) -> np.ndarray:
+        if np.any((shift < 0) | (shift > 31)):
+            raise EvaluationError(f"'{self.name}' shift amount outside 0..31")
+        return shift
+
+
+@irdl_op_definition
+class ShlOp(ShiftOp):
+    name = "grad.shl"
+
+    def kernel(self) -> Kernel:
+        return lambda a, b: _wrap(
+            np.left_shift(np.asarray(a, np.int64), self._checked(b))
+        )
+
+
+@irdl_op_definition
+class ShrOp(ShiftOp):
+    """Arithmetic shift right."""
+
+    name = "grad.shr"
+
+    def kernel(self) -> Kernel:
+        return lambda a, b: np.right_shift(a, self._checked(b))
+
+
+class ConversionOp(GradOp, ABC):
+    """`%r = grad.cast %a : tensor<5xf32> to tensor<5xi32>`: same shape."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    def __init__(self, input: SSAValue, type: TensorType):
+        super().__init__(operands=[input], result_types=[type])
+
+    def verify_(self) -> None:
+        source = check_tensor("input", self.input.type)
+        target = check_tensor("result", self.result.type)
+        if source.get_shape() != target.get_shape():
+            raise VerifyException(
+                f"result shape must equal the input shape {list(source.get_shape())}"
+                f", got {list(target.get_shape())}"
+            )
+
+    def conversion(self) -> tuple[Attribute, Attribute]:
+        return _tensor(self.input).get_element_type(), _tensor(
+            self.result
+        ).get_element_type()
+
+
+_I32_MIN, _I32_MAX = -(2**31), 2**31 - 1
+
+
+def _cast(source: Attribute, target: Attribute) -> Kernel:
+    dtype = dtype_of(target)
+    if source == target:
+        return lambda a: a
+    if is_i1(target):
+        return lambda a: np.not_equal(a, 0)
+    if source == f32 and target == i32:
+        # f32 -> i32 rounds toward zero and saturates; NaN becomes 0
+        def to_i32(a: np.ndarray) -> np.ndarray:
+            wide = np.trunc(np.nan_to_num(np.asarray(a, np.float64), nan=0.0))
+            return np.clip(wide, _I32_MIN, _I32_MAX).astype(np.int32)
+
+        return to_i32
+    return lambda a: np.asarray(a).astype(dtype)
+
+
+@irdl_op_definition
+class CastOp(ConversionOp):
+    name = "grad.cast"
+
+    def kernel(self) -> Kernel:
+        return _cast(*self.conversion())
+
+
+@irdl_op_definition
+class BitcastOp(ConversionOp):
+    """Reinterprets the bits of f32 as i32 or back."""
+
+    name = "grad.bitcast"
+
+    def verify_(self) -> None:
+        super().verify_()
+        source, target = self.conversion()
+        if source != target and {source, target} != {f32, i32}:
+            raise VerifyException(
+                f"bitcast must be between f32 and i32 or to the same type, got "
+                f"{source} to {target}"
+            )
+
+    def kernel(self) -> Kernel:
+        source, target = self.conversion()
+        if source == target:
+            return lambda a: a
+        dtype = dtype_of(target)
+        return lambda a: np.asarray(a).view(dtype)
+
+
+# --- §3.2 Shapes ------------------------------------------------------------
+
+REDUCE_KINDS: dict[str, np.ufunc] = {
+    "add": np.add,
+    "max": np.maximum,
+    "mul": np.multiply,
+}
+
+
+def _axes_text(values: Sequence[int]) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+@irdl_op_definition
+class ReduceOp(GradOp):
+    """`%r = grad.reduce add %a [0] : tensor<5x3xf32> to tensor<3xf32>`."""
+
+    name = "grad.reduce"
+    kind = prop_def(StringAttr)
+    axes = prop_def(DenseArrayBase)
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def __init__(
+        self, kind: str, input: SSAValue, axes: Sequence[int], type: TensorType
+    ):
+        super().__init__(
+            operands=[input],
+            result_types=[type],
+            properties={
+                "kind": StringAttr(kind),
+                "axes": DenseArrayBase.from_list(i64, axes),
+            },
+        )
+
+    @property
+    def axis_list(self) -> tuple[int, ...]:
+        return tuple(int(a) for a in self.axes.get_values())
+
+    def verify_(self) -> None:
+        source = check_tensor("input", self.input.type, (f32, i32))
+        if self.kind.data not in REDUCE_KINDS:
+            raise VerifyException(
+                f"kind must be add, max or mul, got '{self.kind.data}'"
+            )
+        axes, rank = self.axis_list, source.get_num_dims()
+        if not axes:
+            raise VerifyException("axes must not be empty")
+        if any(not 0 <= a < rank for a in axes):
+            raise VerifyException(
+                f"axes must be in range [0, {rank}), got {_axes_text(axes)}"
+            )
+        if list(axes) != sorted(set(axes)):
+            raise VerifyException(
+                f"axes must be sorted and unique, got {_axes_text(axes)}"
+            )
+        expected = TensorType(
+            source.get_element_type(),
+            [d for i, d in enumerate(source.get_shape()) if i not in axes],
+        )
+        if self.result.type != expected:
+            raise VerifyException(
+                f"result must be {expected} (the input without the reduced axes), "
+                f"got {self.result.type}"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReduceOp:
+        kind = parser.parse_identifier(" (reduction kind: add, max or mul)")
+        operand = parser.parse_unresolved_operand()
+        axes = parse_int_list(parser)
+        attrs = parse_attributes(parser, cls)
+        parser.parse_punctuation(":")
+        source = parse_tensor_type(parser)
+        parser.parse_keyword("to")
+        type = parse_tensor_type(parser)
+        (input,) = resolve(parser, [operand], [source], 1)
+        op = cls.create(
+            operands=[input],
+            result_types=[type],
+            properties={"kind": StringAttr(kind), "axes": axes},
+            attributes=attrs,
+        )
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.input)
+        print_int_list(printer, self.axes)
+        print_attributes(printer, self)
+        printer.print_string(" : ")
+        printer.print_attribute(self.input.type)
+        printer.print_string(" to ")
+        printer.print_attribute(self.result.type)
+
+    def kernel(self) -> Kernel:
+        ufunc, axes = REDUCE_KINDS[self.kind.data], self.axis_list
+        dtype = dtype_of(_tensor(self.input).get_element_type())
+        return lambda a: ufunc.reduce(np.ascontiguousarray(a), axis=axes, dtype=dtype)
+
+
+class ShapeOp(GradOp, ABC):
+    """`%r = grad.<op> %a [ints] : T1 to T2`, for broadcast and permute."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    LIST_NAME: ClassVar[str]
+
+    def __init__(self, input: SSAValue, values: Sequence[int], type: TensorType):
+        super().__init__(
+            operands=[input],
+            result_types=[type],
+            properties={self.LIST_NAME: DenseArrayBase.from_list(i64, values)},
+        )
+
+    def int_list(self) -> tuple[int, ...]:
+        values = self.properties[self.LIST_NAME]
+        assert isinstance(values, DenseArrayBase)
+        return tuple(int(v) for v in values.get_values())
+
+    def types(self) -> tuple[TensorType, TensorType]:
+        source = check_tensor("input", self.input.type)
+        target = check_tensor("result", self.result.type)
+        if source.get_element_type() != target.get_element_type():
+            raise VerifyException(
+                f"result element type must be {source.get_element_type()}, got "
+                f"{target.get_element_type()}"
+            )
+        return source, target
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ShapeOp:
+        operand = parser.parse_unresolved_operand()
+        values = parse_int_list(parser)
+        attrs = parse_attributes(parser, cls)
+        parser.parse_punctuation(":")
+        source = parse_tensor_type(parser)
+        parser.parse_keyword("to")
+        type = parse_tensor_type(parser)
+        (input,) = resolve(parser, [operand], [source], 1)
+        return cls.create(
+            operands=[input],
+            result_types=[type],
+            properties={cls.LIST_NAME: values},
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.input)
+        values = self.properties[self.LIST_NAME]
+        assert isinstance(values, DenseArrayBase)
+        print_int_list(printer, values)
+        print_attributes(printer, self)
+        printer.print_string(" : ")
+        printer.print_attribute(self.input.type)
+        printer.print_string(" to ")
+        printer.print_attribute(self.result.type)
+
+
+@irdl_op_definition
+class BroadcastOp(ShapeOp):
+    """Like `stablehlo.broadcast_in_dim`: input dim i becomes output dim dims[i];
+    an input dim of size 1 may expand."""
+
+    name = "grad.broadcast"
+    dims = prop_def(DenseArrayBase)
+    LIST_NAME: ClassVar = "dims"
+
+    def verify_(self) -> None:
+        source, target = self.types()
+        dims, rank = self.int_list(), target.get_num_dims()
+        if len(dims) != source.get_num_dims():
+            raise VerifyException(
+                f"dims must have one entry per input dim ({source.get_num_dims()})"
+                f", got {_axes_text(dims)}"
+            )
+        if any(not 0 <= d < rank for d in dims):
+            raise VerifyException(
+                f"dims must be in range [0, {rank}), got {_axes_text(dims)}"
+            )
+        if any(a >= b for a, b in zip(dims, dims[1:])):
+            raise VerifyException(
+                f"dims must be strictly increasing, got {_axes_text(dims)}"
+            )
+        for i, (size, d) in enumerate(zip(source.get_shape(), dims)):
+            if size not in (1, target.get_shape()[d]):
+                raise VerifyException(
+                    f"input dim {i} of size {size} cannot broadcast to output dim "
+                    f"{d} of size {target.get_shape()[d]}"
+                )
+
+    def kernel(self) -> Kernel:
+        source, target = _shape(self.input), _shape(self.result)
+        placed = [1] * len(target)
+        for size, d in zip(source, self.int_list()):
+            placed[d] = size
+        return lambda a: np.broadcast_to(np.reshape(a, placed), target)
+
+
+@irdl_op_definition
+class PermuteOp(ShapeOp):
+    """Output dim i is input dim perm[i]."""
+
+    name = "grad.permute"
+    perm = prop_def(DenseArrayBase)
+    LIST_NAME: ClassVar = "perm"
+
+    def verify_(self) -> None:
+        source, target = self.types()
+        perm = self.int_list()
+        if sorted(perm) != list(range(source.get_num_dims())):
+            raise VerifyException(
+                f"perm must be a permutation of [0, {source.get_num_dims()}), got "
+                f"{_axes_text(perm)}"
+            )
+        expected = [source.get_shape()[p] for p in perm]
+        if list(target.get_shape()) != expected:
+            raise VerifyException(
+                f"result shape must be {expected}, got {list(target.get_shape())}"
+            )
+
+    def kernel(self) -> Kernel:
+        perm = self.int_list()
+        return lambda a: np.transpose(a, perm)
+
+
+@irdl_op_definition
+class ReshapeOp(GradOp):
+    """Same elements in row-major order, another shape."""
+
+    name = "grad.reshape"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    def __init__(self, input: SSAValue, type: TensorType):
+        super().__init__(operands=[input], result_types=[type])
+
+    def verify_(self) -> None:
+        source = check_tensor("input", self.input.type)
+        target = check_tensor("result", self.result.type)
+        if source.get_element_type() != target.get_element_type():
+            raise VerifyException(
+                f"result element type must be {source.get_element_type()}, got "
+                f"{target.get_element_type()}"
+            )
+        if source.element_count() != target.element_count():
+            raise VerifyException(
+                f"result must have as many elements as the input "
+                f"({source.element_count()}), got {target.element_count()}"
+            )
+
+    def kernel(self) -> Kernel:
+        shape = _shape(self.result)
+        return lambda a: np.reshape(a, shape)
+
+
+@irdl_op_definition
+class DotOp(GradOp):
+    """2-D f32 matrix product."""
+
+    name = "grad.dot"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `to` type($result)"
+    )
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        (m, _), (_, n) = _shape(lhs), _shape(rhs)
+        super().__init__(operands=[lhs, rhs], result_types=[TensorType(f32, [m, n])])
+
+    def verify_(self) -> None:
+        shapes = []
+        for name, value in (("lhs", self.lhs), ("rhs", self.rhs)):
+            type = check_tensor(name, value.type, (f32,))
+            if type.get_num_dims() != 2:
+                raise VerifyException(f"{name} must be 2-D, got {type}")
+            shapes.append(type.get_shape())
+        (m, k), (k2, n) = shapes
+        if k != k2:
+            raise VerifyException(
+                f"inner sizes must agree: lhs has {k} columns, rhs has {k2} rows"
+            )
+        expected = TensorType(f32, [m, n])
+        if self.result.type != expected:
+            raise VerifyException(f"result must be {expected}, got {self.result.type}")
+
+    def kernel(self) -> Kernel:
+        return lambda a, b: np.matmul(np.ascontiguousarray(a), np.ascontiguousarray(b))
+
+
+# --- §3.3 Memory ------------------------------------------------------------
+
+
+def _indexed_type(slot: MemRefType, count: int) -> TensorType:
+    """The tensor type of a slot indexed at its `count` leading dims."""
+    return TensorType(slot.get_element_type(), slot.get_shape()[count:])
+
+
+def _parse_slot_access(
+    parser: Parser,
+) -> tuple[SSAValue, list[SSAValue], MemRefType, dict[str, Attribute]]:
+    """Parse `%slot[%i, ...] attr-dict : memref<...>` (the indices optional)."""
+    slot = parser.parse_unresolved_operand()
+    indices = parser.parse_optional_comma_separated_list(
+        parser.Delimiter.SQUARE, parser.parse_unresolved_operand
+    )
+    attrs = parse_attributes(parser, GradOp)
+    parser.parse_punctuation(":")
+    start = parser.pos
+    type = parser.parse_type()
+    if not isinstance(type, MemRefType):
+        parser.raise_error(f"expected a memref type, got {type}", start)
+    indices = indices or []
+    if len(indices) > type.get_num_dims():
+        parser.raise_error(
+            f"{len(indices)} indices for a slot of rank {type.get_num_dims()}", start
+        )
+    index_values = [parser.resolve_operand(i, IndexType()) for i in indices]
+    return parser.resolve_operand(slot, type), index_values, type, attrs
+
+
+def _print_slot_access(printer: Printer, slot: SSAValue, indices: Sequence[SSAValue]):
+    printer.print_operand(slot)
+    if indices:
+        printer.print_string("[")
+        printer.print_list(indices, printer.print_operand)
+        printer.print_string("]")
+
+
+def _check_slot_access(slot: SSAValue, indices: Sequence[SSAValue]) -> MemRefType:
+    type = check_slot("slot", slot.type)
+    if len(indices) > type.get_num_dims():
+        raise VerifyException(
+            f"expected at most {type.get_num_dims()} indices for {type}, got "
+            f"{len(indices)}"
+        )
+    for i, index in enumerate(indices):
+        if not isinstance(index.type, IndexType):
+            raise VerifyException(f"index {i} must be of type index, got {index.type}")
+    return type
+
+
+def _check_indices(op: Operation, shape: Sequence[int], indices: Sequence) -> tuple:
+    position = tuple(int(i) for i in indices)
+    for i, size in zip(position, shape):
+        if not 0 <= i < size:
+            raise EvaluationError(
+                f"'{op.name}' index {list(position)} is out of range for a slot "
+                f"of shape {list(shape)}"
+            )
+    return position
+
+
+@irdl_op_definition
+class LoadOp(GradOp):
+    """The whole slot as a tensor, or the sub-tensor at the leading indices."""
+
+    name = "grad.load"
+    slot = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    result = result_def(TensorType)
+    traits = traits_def(MemoryReadEffect())
+
+    def __init__(self, slot: SSAValue, indices: Sequence[SSAValue] = ()):
+        assert isinstance(slot.type, MemRefType)
+        super().__init__(
+            operands=[slot, indices],
+            result_types=[_indexed_type(slot.type, len(indices))],
+        )
+
+    def verify_(self) -> None:
+        type = _check_slot_access(self.slot, self.indices)
+        expected = _indexed_type(type, len(self.indices))
+        if self.result.type != expected:
+            raise VerifyException(f"result must be {expected}, got {self.result.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadOp:
+        slot, indices, _, attrs = _parse_slot_access(parser)
+        op = cls(slot, indices)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        _print_slot_access(printer, self.slot, self.indices)
+        print_attributes(printer, self)
+        printer.print_string(" : ")
+        printer.print_attribute(self.slot.type)
+
+    def kernel(self) -> Kernel:
+        shape = _shape(self.slot)
+
+        def load(slot: np.ndarray, *indices: int) -> np.ndarray:
+            return slot[_check_indices(self, shape, indices)].copy()
+
+        return load
+
+
+@irdl_op_definition
+class StoreOp(GradOp):
+    """Writes the whole slot, or the part at the leading indices."""
+
+    name = "grad.store"
+    value = operand_def(TensorType)
+    slot = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    traits = traits_def(MemoryWriteEffect())
+
+    def __init__(
+        self, value: SSAValue, slot: SSAValue, indices: Sequence[SSAValue] = ()
+    ):
+        super().__init__(operands=[value, slot, indices])
+
+    def verify_(self) -> None:
+        type = _check_slot_access(self.slot, self.indices)
+        expected = _indexed_type(type, len(self.indices))
+        if self.value.type != expected:
+            raise VerifyException(f"value must be {expected}, got {self.value.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StoreOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        slot, indices, type, attrs = _parse_slot_access(parser)
+        op = cls(
+            parser.resolve_operand(value, _indexed_type(type, len(indices))),
+            slot,
+            indices,
+        )
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        _print_slot_access(printer, self.slot, self.indices)
+        print_attributes(printer, self)
+        printer.print_string(" : ")
+        printer.print_attribute(self.slot.type)
+
+    def kernel(self) -> Kernel:
+        shape = _shape(self.slot)
+
+        def store(value: np.ndarray, slot: np.ndarray, *indices: int) -> None:
+            slot[_check_indices(self, shape, indices)] = value
+
+        return store
+
+
+# --- §3.4 Differentiation ---------------------------------------------------
+
+
+class DifferentiationOp(IRDLOperation, ABC):
+    """`grad.gradient`, `grad.vjp` and `grad.jvp`: replaced by ordinary ops
+    before anything runs, so they have no kernel."""
+
+    traits = traits_def(Pure())
+
+    def _check_types(self, pairs: Sequence[tuple[str, SSAValue, Attribute]]) -> None:
+        for message, value, expected in pairs:
+            if value.type != expected:
+                raise VerifyException(
+                    f"{message}: expected {expected}, got {value.type}"
+                )
+
+    def _print_types(self, printer: Printer, types: Sequence[Attribute]) -> None:
+        print_attributes(printer, self)
+        printer.print_string(" : ")
+        printer.print_list(types, printer.print_attribute)
+
+
+@irdl_op_definition
+class GradientOp(DifferentiationOp):
+    """`%g0, %g1 = grad.gradient %y wrt %a, %b : tensor<f32>, T0, T1`:
+    result i holds the derivative of the scalar loss `%y` w.r.t. target i."""
+
+    name = "grad.gradient"
+    loss = operand_def(TensorType)
+    targets = var_operand_def(AnyAttr())
+    gradients = var_result_def(AnyAttr())
+
+    def __init__(self, loss: SSAValue, targets: Sequence[SSAValue]):
+        super().__init__(
+            operands=[loss, targets], result_types=[[t.type for t in targets]]
+        )
+
+    def verify_(self) -> None:
+        if not self.targets:
+            raise VerifyException("expected at least one target")
+        self._check_types(
+            [
+                (f"result {i} must have the type of target {i}", r, t.type)
+                for i, (r, t) in enumerate(zip(self.gradients, self.targets))
+            ]
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GradientOp:
+        loss = parser.parse_unresolved_operand()
+        parser.parse_keyword("wrt")
+        targets = parse_operand_list(parser)
+        attrs = parse_attributes(parser, cls)
+        parser.parse_punctuation(":")
+        types = parse_type_list(parser)
+        loss_value, *target_values = resolve(
+            parser, [loss, *targets], types, len(types)
+        )
+        op = cls(loss_value, target_values)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.loss)
+        printer.print_string(" wrt ")
+        printer.print_list(self.targets, printer.print_operand)
+        self._print_types(printer, [self.loss.type, *(t.type for t in self.targets)])
+
+
+@irdl_op_definition
+class VjpOp(DifferentiationOp):
+    """`%g = grad.vjp %y, %ct wrt %x : Ty, Tx`: reverse mode seeded with the
+    cotangent `%ct` (of y's type)."""
+
+    name = "grad.vjp"
+    loss = operand_def(TensorType)
+    cotangent = operand_def(TensorType)
+    targets = var_operand_def(AnyAttr())
+    gradients = var_result_def(AnyAttr())
+
+    def __init__(
+        self, loss: SSAValue, cotangent: SSAValue, targets: Sequence[SSAValue]
+    ):
+        super().__init__(
+            operands=[loss, cotangent, targets],
+            result_types=[[t.type for t in targets]],
+        )
+
+    def verify_(self) -> None:
+        if not self.targets:
+            raise VerifyException("expected at least one target")
+        self._check_types(
+            [("cotangent must have the loss's type", self.cotangent, self.loss.type)]
+            + [
+                (f"result {i} must have the type of target {i}", r, t.type)
+                for i, (r, t) in enumerate(zip(self.gradients, self.targets))
+            ]
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> VjpOp:
+        loss = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        cotangent = parser.parse_unresolved_operand()
+        parser.parse_keyword("wrt")
+        targets = parse_operand_list(parser)
+        attrs = parse_attributes(parser, cls)
+        parser.parse_punctuation(":")
+        types = parse_type_list(parser)
+        loss_value, *target_values = resolve(
+            parser, [loss, *targets], types, len(types)
+        )
+        op = cls(
+            loss_value, parser.resolve_operand(cotangent, types[0]), target_values
+        )
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list([self.loss, self.cotangent], printer.print_operand)
+        printer.print_string(" wrt ")
+        printer.print_list(self.targets, printer.print_operand)
+        self._print_types(printer, [self.loss.type, *(t.type for t in self.targets)])
+
+
+@irdl_op_definition
+class JvpOp(DifferentiationOp):
+    """`%ty = grad.jvp %y wrt %x, %tx : Ty, Tx`: the derivative of `%y` at `%x`
+    along the tangent `%tx` (forward mode)."""
+
+    name = "grad.jvp"
+    output = operand_def(TensorType)
+    target = operand_def(AnyAttr())
+    tangent = operand_def(AnyAttr())
+    result = result_def(TensorType)
+
+    def __init__(self, output: SSAValue, target: SSAValue, tangent: SSAValue):
+        super().__init__(
+            operands=[output, target, tangent], result_types=[output.type]
+        )
+
+    def verify_(self) -> None:
+        self._check_types(
+            [
+                ("tangent must have the target's type", self.tangent, self.target.type),
+                ("result must have the type of the output", self.result, self.output.type),
+            ]
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> JvpOp:
+        output = parser.parse_unresolved_operand()
+        parser.parse_keyword("wrt")
+        target = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        tangent = parser.parse_unresolved_operand()
+        attrs = parse_attributes(parser, cls)
+        parser.parse_punctuation(":")
+        types = parse_type_list(parser)
+        output_value, target_value = resolve(parser, [output, target], types, 2)
+        op = cls(
+            output_value, target_value, parser.resolve_operand(tangent, types[1])
+        )
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.output)
+        printer.print_string(" wrt ")
+        printer.print_list([self.target, self.tangent], printer.print_operand)
+        self._print_types(printer, [self.output.type, self.target.type])
+
+
+Grad = Dialect(
+    "grad",
+    [
+        ConstOp,
+        AddOp,
+        MulOp,
+        MaxOp,
+        NegOp,
+        RecipOp,
+        Exp2Op,
+        Log2Op,
+        SqrtOp,
+        SinOp,
+        CmpLtOp,
+        CmpEqOp,
+        CmpNeOp,
+        WhereOp,
+        IDivOp,
+        ModOp,
+        AndOp,
+        OrOp,
+        XorOp,
+        ShlOp,
+        ShrOp,
+        CastOp,
+        BitcastOp,
+        DetachOp,
+        ReduceOp,
+        BroadcastOp,
+        ReshapeOp,
+        PermuteOp,
+        DotOp,
+        LoadOp,
+        StoreOp,
+        GradientOp,
+        VjpOp,
+        JvpOp,
+    ],
+)
