@@ -1,0 +1,160 @@
+"""Source locations and located errors: `FILE:LINE:COL: error: MESSAGE`.
+
+xDSL's parser knows where each op starts but does not record it, and its
+verifier reports a failure by dumping the whole module. Here the parser stamps a
+`FileLineColLoc` on every op it reads, the verifier names the failing op, and
+every error a user can cause is rendered in the compiler style with its source
+line and a caret.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+
+
+@dataclass(frozen=True)
+class Location:
+    file: str
+    line: int
+    column: int
+
+
+def location_of(op: Operation) -> Location | None:
+    """The source location of `op`, or of the nearest enclosing op that has one."""
+    current: Operation | None = op
+    while current is not None:
+        loc = current.location
+        if isinstance(loc, FileLineColLoc):
+            return Location(loc.filename.data, loc.line.data, loc.column.data)
+        current = current.parent_op()
+    return None
+
+
+class OpError(DiagnosticException):
+    """An error about one op, with optional notes about others."""
+
+    def __init__(
+        self, op: Operation, message: str, notes: Sequence[tuple[Operation, str]] = ()
+    ):
+        super().__init__(message)
+        self.op = op
+        self.message = message
+        self.notes = list(notes)
+
+
+class LocatedError(Exception):
+    """An error at a known source location, or about a named input (`line` 0)."""
+
+    def __init__(self, location: Location, message: str, notes: Sequence = ()):
+        super().__init__(message)
+        self.location = location
+        self.message = message
+        self.notes: list[tuple[Location, str]] = list(notes)
+
+
+def op_message(op: Operation, message: str) -> str:
+    return f"'{op.name}' op {message}"
+
+
+def locate(error: OpError, fallback: str) -> LocatedError:
+    """`error` with the source locations of the ops it is about."""
+
+    def where(op: Operation) -> Location:
+        return location_of(op) or Location(fallback, 0, 0)
+
+    return LocatedError(
+        where(error.op),
+        op_message(error.op, error.message),
+        [(where(op), message) for op, message in error.notes],
+    )
+
+
+def verify_module(module: Operation) -> None:
+    """Verify every op of `module`, raising an `OpError` for the first that fails."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except VerifyException as error:
+            if isinstance(error, OpError):
+                raise
+            raise OpError(op, str(error)) from None
+
+
+_NEWLINE = re.compile("\n")
+
+
+class LocatedParser(Parser):
+    """A parser that records each op's source position as its location."""
+
+    def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
+        super().__init__(ctx, text, name)
+        self._file = StringAttr(name)
+        self._line_offset = line_offset
+        self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+
+    def location(self, position: int) -> Location:
+        line = bisect_right(self._line_starts, position)
+        column = position - self._line_starts[line - 1] + 1
+        return Location(self._file.data, line + self._line_offset, column)
+
+    def parse_operation(self) -> Operation:
+        start = self.pos
+        op = super().parse_operation()
+        if not isinstance(op.location, FileLineColLoc):
+            where = self.location(start)
+            op.location = FileLineColLoc(
+                self._file, IntAttr(where.line), IntAttr(where.column)
+            )
+        return op
+
+
+def parse_module(
+    ctx: Context, text: str, name: str, line_offset: int = 0, implicit: bool = True
+) -> ModuleOp:
+    """Parse `text`, raising a `LocatedError` for any problem in it."""
+    parser = LocatedParser(ctx, text, name, line_offset)
+    try:
+        return parser.parse_module(implicit)
+    except ParseError as error:
+        where = parser.location(error.span.start)
+        raise LocatedError(where, error.msg) from None
+    except RecursionError:
+        raise LocatedError(
+            parser.location(parser.pos), "input is nested too deeply"
+        ) from None
+    except Exception as error:  # xDSL raises various errors on malformed input
+        raise LocatedError(parser.location(parser.pos), str(error)) from None
+
+
+@dataclass
+class SourceText:
+    """The text of the input files, to show the line an error points at."""
+
+    files: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
+
+    def add(self, name: str, text: str) -> None:
+        self.files[name] = text.split("\n")
+
+    def render(self, error: LocatedError) -> str:
+        parts = [self._render(error.location, "error", error.message)]
+        parts += [self._render(where, "note", message) for where, message in error.notes]
+        return "".join(parts)
+
+    def _render(self, where: Location, severity: str, message: str) -> str:
+        if where.line == 0:
+            return f"{where.file}: {severity}: {message}\n"
+        head = f"{where.file}:{where.line}:{where.column}: {severity}: {message}\n"
+        lines = self.files.get(where.file)
+        if lines is None or not 1 <= where.line <= len(lines):
+            return head
+        line = lines[where.line - 1].rstrip("\r")
+        return f"{head}{line}\n{' ' * (where.column - 1)}^\n"

@@ -1,0 +1,36 @@
+# ruff: noqa: F821  (lit injects `config`)
+import os
+import sys
+
+import lit.formats
+
+config.name = "gradopt"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.excludes = ["lit.cfg.py", "inputs"]
+
+# the drivers live beside the Python that runs the tests
+tools = os.path.dirname(sys.executable)
+config.environment["PATH"] = tools + os.pathsep + os.environ.get("PATH", "")
+
+# round-trip macros first: lit substitutes in list order
+config.substitutions.append(
+    (
+        "GRAD_ROUNDTRIP",
+        "grad-opt %s --split-input-file | grad-opt --split-input-file",
+    )
+)
+config.substitutions.append(
+    (
+        "GRAD_GENERIC_ROUNDTRIP",
+        "grad-opt %s --split-input-file --print-op-generic"
+        " | grad-opt --split-input-file",
+    )
+)
+config.substitutions.append(
+    (
+        "XDSL_ROUNDTRIP",
+        "xdsl-opt %s --split-input-file | xdsl-opt --split-input-file",
+    )
+)
