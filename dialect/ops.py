@@ -59,7 +59,13 @@ from gradopt.dialect.syntax import (
     resolve,
     with_element,
 )
-from gradopt.dialect.types import check_slot, check_tensor, dtype_of, is_i1
+from gradopt.dialect.types import (
+    check_slot,
+    check_tensor,
+    dtype_of,
+    is_f32_tensor,
+    is_i1,
+)
 
 Kernel = Callable[..., np.ndarray]
 """A NumPy function from an op's operand values to its result value."""
@@ -106,7 +112,7 @@ class ConstOp(GradOp):
     def splat(cls, value: float | int | bool, type: TensorType) -> ConstOp:
         element = type.get_element_type()
         if element == f32:
-            return cls(FloatAttr(float(value), f32), type)
+            return cls(FloatAttr(float(np.float32(value)), f32), type)
         return cls(IntegerAttr(int(value), element), type)
 
     def verify_(self) -> None:
@@ -127,12 +133,17 @@ class ConstOp(GradOp):
     @classmethod
     def parse(cls, parser: Parser) -> ConstOp:
         if parser._current_token.text == "dense":  # pyright: ignore[reportPrivateUsage]
+            start = parser.pos
             value = parser.parse_attribute()
-            attrs = parse_attributes(parser, cls)
             if not isinstance(value, DenseIntOrFPElementsAttr) or not isinstance(
                 type := value.get_type(), TensorType
             ):
-                parser.raise_error("expected a dense tensor literal")
+                parser.raise_error(
+                    f"expected a dense literal of tensor type, got {value}",
+                    start,
+                    parser.pos,
+                )
+            attrs = parse_attributes(parser, cls)
             op = cls(value, type)
         else:
             text, start = parse_literal(parser)
@@ -172,30 +183,61 @@ class ConstOp(GradOp):
 
 
 class ElementwiseOp(GradOp, ABC):
-    """Base of the ops whose operands and result all have one type `T`."""
+    """Base of the ops whose operands and result all have one type `T`:
+    `%r = grad.add %a, %b : T`. The types are checked here rather than by an
+    IRDL constraint, so that a mismatch names the operand."""
 
-    T: ClassVar = VarConstraint("T", base(TensorType))
     ELEMENTS: ClassVar[tuple[Attribute, ...]] = (f32, i32)
+    OPERAND_NAMES: ClassVar[tuple[str, ...]]
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        check_tensor("result", self.result_types[0], self.ELEMENTS)
+        first, *others = zip(self.OPERAND_NAMES, self.operands, strict=True)
+        type = check_tensor(first[0], first[1].type, self.ELEMENTS)
+        for name, operand in others:
+            if operand.type != type:
+                raise VerifyException(
+                    f"{name} must have the type of {first[0]} ({type}), got "
+                    f"{operand.type}"
+                )
+        if self.results[0].type != type:
+            raise VerifyException(
+                f"result must have the type of {first[0]} ({type}), got "
+                f"{self.results[0].type}"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ElementwiseOp:
+        operands = parse_operand_list(parser)
+        attrs = parse_attributes(parser, cls)
+        parser.parse_punctuation(":")
+        type = parse_tensor_type(parser)
+        count = len(cls.OPERAND_NAMES)
+        values = resolve(parser, operands, [type] * len(operands), count)
+        return cls.create(operands=values, result_types=[type], attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_operand)
+        print_attributes(printer, self)
+        printer.print_string(" : ")
+        printer.print_attribute(self.results[0].type)
 
 
 class UnaryOp(ElementwiseOp, ABC):
-    input = operand_def(ElementwiseOp.T)
-    result = result_def(ElementwiseOp.T)
-    assembly_format = "$input attr-dict `:` type($result)"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    OPERAND_NAMES: ClassVar = ("input",)
 
     def __init__(self, input: SSAValue):
         super().__init__(operands=[input], result_types=[input.type])
 
 
 class BinaryOp(ElementwiseOp, ABC):
-    lhs = operand_def(ElementwiseOp.T)
-    rhs = operand_def(ElementwiseOp.T)
-    result = result_def(ElementwiseOp.T)
-    assembly_format = "$lhs `,` $rhs attr-dict `:` type($result)"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    OPERAND_NAMES: ClassVar = ("lhs", "rhs")
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue):
         super().__init__(operands=[lhs, rhs], result_types=[lhs.type])
@@ -308,7 +350,7 @@ class CompareOp(GradOp, ABC):
         type = check_tensor("lhs", self.lhs.type, self.ELEMENTS)
         if self.rhs.type != type:
             raise VerifyException(
-                f"rhs must have the type of lhs {type}, got {self.rhs.type}"
+                f"rhs must have the type of lhs ({type}), got {self.rhs.type}"
             )
         if self.result.type != with_element(type, i1):
             raise VerifyException(
@@ -915,7 +957,9 @@ def _parse_slot_access(
     indices = indices or []
     if len(indices) > type.get_num_dims():
         parser.raise_error(
-            f"{len(indices)} indices for a slot of rank {type.get_num_dims()}", start
+            f"too many indices for {type}: expected at most {type.get_num_dims()}, "
+            f"got {len(indices)}",
+            start,
         )
     index_values = [parser.resolve_operand(i, IndexType()) for i in indices]
     return parser.resolve_operand(slot, type), index_values, type, attrs
@@ -933,8 +977,8 @@ def _check_slot_access(slot: SSAValue, indices: Sequence[SSAValue]) -> MemRefTyp
     type = check_slot("slot", slot.type)
     if len(indices) > type.get_num_dims():
         raise VerifyException(
-            f"expected at most {type.get_num_dims()} indices for {type}, got "
-            f"{len(indices)}"
+            f"too many indices for {type}: expected at most {type.get_num_dims()}, "
+            f"got {len(indices)}"
         )
     for i, index in enumerate(indices):
         if not isinstance(index.type, IndexType):
@@ -959,7 +1003,7 @@ class LoadOp(GradOp):
 
     name = "grad.load"
     slot = operand_def(MemRefType)
-    indices = var_operand_def(IndexType)
+    indices = var_operand_def(AnyAttr())  # checked in verify_, naming the index
     result = result_def(TensorType)
     traits = traits_def(MemoryReadEffect())
 
@@ -1006,7 +1050,7 @@ class StoreOp(GradOp):
     name = "grad.store"
     value = operand_def(TensorType)
     slot = operand_def(MemRefType)
-    indices = var_operand_def(IndexType)
+    indices = var_operand_def(AnyAttr())  # checked in verify_, naming the index
     traits = traits_def(MemoryWriteEffect())
 
     def __init__(
@@ -1054,11 +1098,42 @@ class StoreOp(GradOp):
 # --- §3.4 Differentiation ---------------------------------------------------
 
 
+def _is_scalar_f32(type: Attribute) -> bool:
+    return is_f32_tensor(type) and isinstance(type, TensorType) and not type.get_shape()
+
+
 class DifferentiationOp(IRDLOperation, ABC):
     """`grad.gradient`, `grad.vjp` and `grad.jvp`: replaced by ordinary ops
     before anything runs, so they have no kernel."""
 
     traits = traits_def(Pure())
+
+    def _check_results(
+        self, targets: Sequence[SSAValue], results: Sequence[SSAValue]
+    ) -> None:
+        if not targets:
+            raise VerifyException("expected at least one target")
+        if len(results) != len(targets):
+            raise VerifyException(
+                f"expected one result per target ({len(targets)}), got {len(results)}"
+            )
+        self._check_types(
+            [
+                (f"result {i} must have the type of target {i}", r, t.type)
+                for i, (r, t) in enumerate(zip(results, targets, strict=True))
+            ]
+        )
+
+    def _check_paths(
+        self,
+        loss: SSAValue,
+        targets: Sequence[SSAValue],
+        extra_roots: Sequence[SSAValue] = (),
+    ) -> None:
+        """SPEC §4 rules 2-5 (the dialect's path analysis imports the ops)."""
+        from gradopt.dialect.paths import check_differentiable
+
+        check_differentiable(self, loss, targets, extra_roots)
 
     def _check_types(self, pairs: Sequence[tuple[str, SSAValue, Attribute]]) -> None:
         for message, value, expected in pairs:
@@ -1089,14 +1164,10 @@ class GradientOp(DifferentiationOp):
         )
 
     def verify_(self) -> None:
-        if not self.targets:
-            raise VerifyException("expected at least one target")
-        self._check_types(
-            [
-                (f"result {i} must have the type of target {i}", r, t.type)
-                for i, (r, t) in enumerate(zip(self.gradients, self.targets))
-            ]
-        )
+        self._check_results(self.targets, self.gradients)
+        if not _is_scalar_f32(self.loss.type):
+            raise VerifyException(f"loss must be a scalar f32, got {self.loss.type}")
+        self._check_paths(self.loss, self.targets)
 
     @classmethod
     def parse(cls, parser: Parser) -> GradientOp:
@@ -1105,7 +1176,7 @@ class GradientOp(DifferentiationOp):
         targets = parse_operand_list(parser)
         attrs = parse_attributes(parser, cls)
         parser.parse_punctuation(":")
-        types = parse_type_list(parser)
+        types = parse_type_list(parser, 1 + len(targets))
         loss_value, *target_values = resolve(
             parser, [loss, *targets], types, len(types)
         )
@@ -1141,15 +1212,13 @@ class VjpOp(DifferentiationOp):
         )
 
     def verify_(self) -> None:
-        if not self.targets:
-            raise VerifyException("expected at least one target")
+        self._check_results(self.targets, self.gradients)
+        if not is_f32_tensor(self.loss.type):
+            raise VerifyException(f"loss must be an f32 tensor, got {self.loss.type}")
         self._check_types(
             [("cotangent must have the loss's type", self.cotangent, self.loss.type)]
-            + [
-                (f"result {i} must have the type of target {i}", r, t.type)
-                for i, (r, t) in enumerate(zip(self.gradients, self.targets))
-            ]
         )
+        self._check_paths(self.loss, self.targets)
 
     @classmethod
     def parse(cls, parser: Parser) -> VjpOp:
@@ -1160,7 +1229,7 @@ class VjpOp(DifferentiationOp):
         targets = parse_operand_list(parser)
         attrs = parse_attributes(parser, cls)
         parser.parse_punctuation(":")
-        types = parse_type_list(parser)
+        types = parse_type_list(parser, 1 + len(targets))
         loss_value, *target_values = resolve(
             parser, [loss, *targets], types, len(types)
         )
@@ -1196,11 +1265,16 @@ class JvpOp(DifferentiationOp):
 
     def verify_(self) -> None:
         self._check_types(
-            [
-                ("tangent must have the target's type", self.tangent, self.target.type),
-                ("result must have the type of the output", self.result, self.output.type),
-            ]
+            [("result must have the type of the output", self.result, self.output.type)]
         )
+        if not is_f32_tensor(self.output.type):
+            raise VerifyException(
+                f"output must be an f32 tensor, got {self.output.type}"
+            )
+        self._check_types(
+            [("tangent must have the target's type", self.tangent, self.target.type)]
+        )
+        self._check_paths(self.output, [self.target], [self.tangent])
 
     @classmethod
     def parse(cls, parser: Parser) -> JvpOp:
@@ -1211,7 +1285,7 @@ class JvpOp(DifferentiationOp):
         tangent = parser.parse_unresolved_operand()
         attrs = parse_attributes(parser, cls)
         parser.parse_punctuation(":")
-        types = parse_type_list(parser)
+        types = parse_type_list(parser, 2)
         output_value, target_value = resolve(parser, [output, target], types, 2)
         op = cls(
             output_value, target_value, parser.resolve_operand(tangent, types[1])

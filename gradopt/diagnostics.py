@@ -84,8 +84,6 @@ def verify_module(module: Operation) -> None:
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as error:
-            if isinstance(error, OpError):
-                raise
             raise OpError(op, str(error)) from None
 
 

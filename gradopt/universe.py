@@ -17,11 +17,22 @@ def get_grad_dialect() -> Dialect:
     return Grad
 
 
-def _all_passes() -> dict[str, type[ModulePass]]:
-    return {}
+def get_expand_gradient() -> type[ModulePass]:
+    from gradopt.passes import ExpandGradientPass
+
+    return ExpandGradientPass
+
+
+def get_expand_jvp() -> type[ModulePass]:
+    from gradopt.passes import ExpandJvpPass
+
+    return ExpandJvpPass
 
 
 GRADOPT_UNIVERSE = Universe(
     all_dialects={"grad": get_grad_dialect},
-    all_passes={},
+    all_passes={
+        "expand-gradient": get_expand_gradient,
+        "expand-jvp": get_expand_jvp,
+    },
 )

@@ -1,0 +1,140 @@
+"""Builds `grad` ops from values, as the gradient and tangent rules write them.
+
+Result types are inferred, and a float operand such as the `0.5` in
+`mul g 0.5` becomes a `grad.const` splat of the other operand's type. Each new
+op is inserted before a fixed anchor, in the order the calls are made; constants
+are created once per value and type and reused (SPEC §5.3: only constants are
+reused, everything else is one new op per op named).
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import LocationAttr, TensorType, f32
+from xdsl.ir import Block, Operation, SSAValue
+
+from gradopt.dialect.ops import (
+    AddOp,
+    BroadcastOp,
+    CmpEqOp,
+    CmpLtOp,
+    ConstOp,
+    DotOp,
+    MulOp,
+    NegOp,
+    PermuteOp,
+    RecipOp,
+    ReduceOp,
+    ReshapeOp,
+    SinOp,
+    WhereOp,
+)
+from gradopt.dialect.syntax import with_element
+
+Operand = SSAValue | float
+
+
+def _tensor(value: SSAValue) -> TensorType:
+    assert isinstance(value.type, TensorType)
+    return value.type
+
+
+class ConstantPool:
+    """The constants created so far in one block, by value bits and type."""
+
+    def __init__(self) -> None:
+        self._by_block: dict[Block, dict[tuple[int, TensorType], SSAValue]] = {}
+
+    def get(
+        self, value: float, type: TensorType, emitter: Emitter
+    ) -> SSAValue:
+        key = (struct.unpack("<I", struct.pack("<f", value))[0], type)
+        constants = self._by_block.setdefault(emitter.block, {})
+        if key not in constants:
+            constants[key] = emitter.insert(ConstOp.splat(value, type))
+        return constants[key]
+
+
+class Emitter:
+    """Inserts new ops before `anchor`, giving them `anchor`'s location."""
+
+    def __init__(self, anchor: Operation, constants: ConstantPool):
+        assert anchor.parent is not None
+        self.anchor = anchor
+        self.block: Block = anchor.parent
+        self.location: LocationAttr = anchor.location
+        self.constants = constants
+
+    def insert(self, op: Operation) -> SSAValue:
+        op.location = self.location
+        self.block.insert_op_before(op, self.anchor)
+        return op.results[0]
+
+    def const(self, value: float, type: TensorType) -> SSAValue:
+        return self.constants.get(value, type, self)
+
+    def _value(self, operand: Operand, like: SSAValue) -> SSAValue:
+        if isinstance(operand, SSAValue):
+            return operand
+        return self.const(operand, _tensor(like))
+
+    def add(self, a: SSAValue, b: Operand) -> SSAValue:
+        return self.insert(AddOp(a, self._value(b, a)))
+
+    def mul(self, a: SSAValue, b: Operand) -> SSAValue:
+        return self.insert(MulOp(a, self._value(b, a)))
+
+    def neg(self, a: SSAValue) -> SSAValue:
+        return self.insert(NegOp(a))
+
+    def recip(self, a: SSAValue) -> SSAValue:
+        return self.insert(RecipOp(a))
+
+    def sin(self, a: SSAValue) -> SSAValue:
+        return self.insert(SinOp(a))
+
+    def cmplt(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.insert(CmpLtOp(a, b))
+
+    def cmpeq(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.insert(CmpEqOp(a, b))
+
+    def where(self, condition: SSAValue, a: Operand, b: Operand) -> SSAValue:
+        """`where c a b`; literal sides are f32 splats of the condition's shape."""
+        type = with_element(_tensor(condition), f32)
+        return self.insert(WhereOp(condition, self._float(a, type), self._float(b, type)))
+
+    def _float(self, operand: Operand, type: TensorType) -> SSAValue:
+        return operand if isinstance(operand, SSAValue) else self.const(operand, type)
+
+    def reduce_add(self, a: SSAValue, axes: Sequence[int]) -> SSAValue:
+        type = _tensor(a)
+        shape = [d for i, d in enumerate(type.get_shape()) if i not in axes]
+        kept = TensorType(type.get_element_type(), shape)
+        return self.insert(ReduceOp("add", a, axes, kept))
+
+    def broadcast(
+        self, a: SSAValue, dims: Sequence[int], type: TensorType
+    ) -> SSAValue:
+        return self.insert(BroadcastOp(a, dims, type))
+
+    def reshape(self, a: SSAValue, type: TensorType) -> SSAValue:
+        return self.insert(ReshapeOp(a, type))
+
+    def permute(self, a: SSAValue, perm: Sequence[int]) -> SSAValue:
+        type = _tensor(a)
+        shape = [type.get_shape()[p] for p in perm]
+        return self.insert(
+            PermuteOp(a, perm, TensorType(type.get_element_type(), shape))
+        )
+
+    def dot(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.insert(DotOp(a, b))
+
+    def zeros(self, type: TensorType) -> SSAValue:
+        return self.const(0.0, type)
+
+    def one(self) -> SSAValue:
+        return self.const(1.0, TensorType(f32, []))

@@ -1,0 +1,218 @@
+"""Which ops lie between a loss and its targets: the post-order both walks use,
+and the validity rules of SPEC §4 that the differentiation ops verify.
+
+The check starts from the loss and only looks at what the loss depends on
+through f32 values (plus memory edges and values captured by regions); among
+those, only ops that a target's influence flows through need a rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from xdsl.dialects.scf import ForOp
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+
+from gradopt.diagnostics import OpError
+from gradopt.dialect.ops import ConstOp, DifferentiationOp, LoadOp, StoreOp
+from gradopt.dialect.rules import reverse_rule, stops_gradient
+from gradopt.dialect.types import is_f32_tensor
+
+Inputs = Callable[[SSAValue], Sequence[SSAValue]]
+
+
+def operands_of(value: SSAValue) -> Sequence[SSAValue]:
+    """The SSA operands of the op defining `value` (none for a block argument)."""
+    return value.op.operands if isinstance(value, OpResult) else ()
+
+
+def post_order(root: SSAValue, inputs: Inputs = operands_of) -> list[SSAValue]:
+    """Depth first from `root`, inputs left to right, each value once, a value
+    after its inputs (SPEC §5.2 step 1). Iterative: graphs can be deep."""
+    order: list[SSAValue] = []
+    seen = {root}
+    stack = [(root, iter(inputs(root)))]
+    while stack:
+        value, pending = stack[-1]
+        for input in pending:
+            if input not in seen:
+                seen.add(input)
+                stack.append((input, iter(inputs(input))))
+                break
+        else:
+            stack.pop()
+            order.append(value)
+    return order
+
+
+def depends_on(
+    order: Iterable[SSAValue], sources: set[SSAValue], inputs: Inputs
+) -> set[SSAValue]:
+    """The values of `order` (a post-order) that are sources or have an input
+    that depends on one."""
+    reached: set[SSAValue] = set()
+    for value in order:
+        if value in sources or any(i in reached for i in inputs(value)):
+            reached.add(value)
+    return reached
+
+
+def differentiable_inputs(value: SSAValue) -> Sequence[SSAValue]:
+    """The f32 operands a gradient could flow through to `value` (SSA only)."""
+    if not is_f32_tensor(value.type) or not isinstance(value, OpResult):
+        return ()
+    if stops_gradient(value.op):
+        return ()
+    return [o for o in value.op.operands if is_f32_tensor(o.type)]
+
+
+def _captured(op: Operation) -> list[SSAValue]:
+    """Values defined outside `op` and used inside its regions."""
+    inner_ops = {o for region in op.regions for o in region.walk()}
+    inner_blocks = {b for o in inner_ops for r in o.regions for b in r.blocks}
+    inner_blocks.update(b for region in op.regions for b in region.blocks)
+    captured: list[SSAValue] = []
+    for inner in inner_ops:
+        for value in inner.operands:
+            inside = (
+                value.op in inner_ops
+                if isinstance(value, OpResult)
+                else isinstance(value, BlockArgument) and value.block in inner_blocks
+            )
+            if not inside and value not in captured:
+                captured.append(value)
+    return captured
+
+
+def _function_of(op: Operation) -> Operation:
+    while (parent := op.parent_op()) is not None and parent.parent_op() is not None:
+        op = parent
+    return op
+
+
+class _Dependence:
+    """What a value depends on for validity: f32 operands, values captured by
+    regions, and memory edges (a store into a slot reaches the later loads of
+    that slot in the same function)."""
+
+    def __init__(self) -> None:
+        self._program_order: dict[Operation, dict[Operation, int]] = {}
+        self.stores: dict[SSAValue, StoreOp] = {}
+
+    def _position(self, op: Operation) -> int:
+        function = _function_of(op)
+        if function not in self._program_order:
+            self._program_order[function] = {o: i for i, o in enumerate(function.walk())}
+        return self._program_order[function][op]
+
+    def earlier_stores(self, load: LoadOp) -> list[StoreOp]:
+        stores = [
+            use.operation
+            for use in load.slot.uses
+            if isinstance(use.operation, StoreOp) and use.index == 1
+        ]
+        if not stores:
+            return []
+        position = self._position(load)
+        return [
+            s
+            for s in stores
+            if _function_of(s) is _function_of(load) and self._position(s) < position
+        ]
+
+    def __call__(self, value: SSAValue) -> Sequence[SSAValue]:
+        if not is_f32_tensor(value.type) or not isinstance(value, OpResult):
+            return ()
+        op = value.op
+        if stops_gradient(op):
+            return ()
+        inputs = list(op.operands)
+        if op.regions:
+            inputs += _captured(op)
+        if isinstance(op, LoadOp):
+            for store in self.earlier_stores(op):
+                self.stores.setdefault(store.value, store)
+                inputs.append(store.value)
+        return [i for i in inputs if is_f32_tensor(i.type)]
+
+
+def _loop_dependence(op: Operation, roots: Sequence[SSAValue]) -> ForOp | None:
+    """The innermost `scf.for` around `op` whose induction variable or iteration
+    arguments one of `roots` depends on."""
+    loop = op.parent_op()
+    while loop is not None:
+        if isinstance(loop, ForOp):
+            body: Block = loop.body.block
+            inside = {o for o in loop.body.walk()}
+
+            def inputs(value: SSAValue) -> Sequence[SSAValue]:
+                if not isinstance(value, OpResult) or value.op not in inside:
+                    return ()
+                extra = _captured(value.op) if value.op.regions else []
+                return [*value.op.operands, *extra]
+
+            for root in roots:
+                if any(
+                    isinstance(v, BlockArgument) and v.block is body
+                    for v in post_order(root, inputs)
+                ):
+                    return loop
+        loop = loop.parent_op()
+    return None
+
+
+def check_differentiable(
+    op: DifferentiationOp,
+    loss: SSAValue,
+    targets: Sequence[SSAValue],
+    extra_roots: Sequence[SSAValue] = (),
+) -> None:
+    """SPEC §4 rules 2–5 for `op`: targets are non-literal f32 tensors, nothing
+    depends on an open loop range, and every op on the path has a rule."""
+    for i, target in enumerate(targets):
+        if not is_f32_tensor(target.type):
+            raise OpError(op, f"target must be an f32 tensor, got {target.type}")
+        if isinstance(target, OpResult) and isinstance(target.op, ConstOp):
+            raise OpError(
+                op,
+                "cannot differentiate with respect to a literal (target "
+                f"{i} is defined by 'grad.const')",
+                [(target.op, "the literal is here")],
+            )
+    if (loop := _loop_dependence(op, [loss, *targets, *extra_roots])) is not None:
+        raise OpError(
+            op,
+            "depends on an open loop range (the induction variable or iteration "
+            "arguments of an enclosing 'scf.for')",
+            [(loop, "the loop is here")],
+        )
+    _check_path(op, loss, targets)
+
+
+def _check_path(
+    op: DifferentiationOp, loss: SSAValue, targets: Sequence[SSAValue]
+) -> None:
+    inputs = _Dependence()
+    order = post_order(loss, inputs)
+    reached = depends_on(order, set(targets), inputs)
+    for value in order:
+        if not isinstance(value, OpResult) or not any(
+            i in reached for i in inputs(value)
+        ):
+            continue
+        node = value.op
+        if isinstance(node, DifferentiationOp) or reverse_rule(node) is not None:
+            continue
+        notes = [(node, f"'{node.name}' is here")]
+        if isinstance(node, LoadOp):
+            notes += [
+                (inputs.stores[v], "a value on the path is stored into the slot here")
+                for v in inputs(value)
+                if v in reached and v in inputs.stores
+            ]
+        raise OpError(
+            op,
+            f"'{node.name}' lies on the path from the target to the loss and has "
+            "no gradient rule",
+            notes,
+        )

@@ -1,0 +1,353 @@
+"""The differentiation rules of the `grad` ops: SPEC §5.3 (shares) and §5.6
+(tangents), one short function per op, read against the spec's tables.
+
+A reverse rule gets the node's gradient `g` and returns, per operand, a thunk
+that builds the share for that operand (or None: no share). The walk calls only
+the thunks of operands on the path, in operand order, so only shares that are
+sent are built. A forward rule gets the operands' tangents (None off the path)
+and builds the node's tangent. An op without an entry has no rule; the
+verifier and both walks ask `reverse_rule` / `tangent_rule` and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cache
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation, SSAValue
+
+from gradopt.dialect.emitter import Emitter
+from gradopt.dialect.ops import (
+    AddOp,
+    BitcastOp,
+    BroadcastOp,
+    CastOp,
+    DetachOp,
+    DotOp,
+    Exp2Op,
+    Log2Op,
+    MaxOp,
+    MulOp,
+    NegOp,
+    PermuteOp,
+    RecipOp,
+    ReduceOp,
+    ReshapeOp,
+    SinOp,
+    SqrtOp,
+    WhereOp,
+)
+
+LN2 = 0.6931472
+HALF_PI = 1.5707964
+
+Share = Callable[[], SSAValue]
+ReverseRule = Callable[[Emitter, Operation, SSAValue], Sequence[Share | None]]
+Tangent = SSAValue | None
+TangentRule = Callable[[Emitter, Operation, Sequence[Tangent]], SSAValue]
+
+
+def _type(value: SSAValue) -> TensorType:
+    assert isinstance(value.type, TensorType)
+    return value.type
+
+
+def _kept_dims(op: ReduceOp) -> list[int]:
+    """The input dims a reduction keeps: where its result's dims come from."""
+    return [i for i in range(_type(op.input).get_num_dims()) if i not in op.axis_list]
+
+
+def _expanded_dims(op: BroadcastOp) -> list[int]:
+    """Output dims that are new, or expanded from size 1 (sorted)."""
+    source, target = _type(op.input).get_shape(), _type(op.result).get_shape()
+    placed = dict(zip(op.int_list(), source))
+    return [d for d, size in enumerate(target) if placed.get(d) != size]
+
+
+def _inverse(perm: Sequence[int]) -> list[int]:
+    inverse = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    return inverse
+
+
+# --- Reverse mode: the shares of SPEC §5.3 -----------------------------------
+
+
+def _add(e: Emitter, op: Operation, g: SSAValue):
+    return (lambda: g, lambda: g)
+
+
+def _mul(e: Emitter, op: Operation, g: SSAValue):
+    a, b = op.operands
+    return (lambda: e.mul(g, b), lambda: e.mul(g, a))
+
+
+def _neg(e: Emitter, op: Operation, g: SSAValue):
+    return (lambda: e.neg(g),)
+
+
+def _recip(e: Emitter, op: Operation, g: SSAValue):
+    u = op.results[0]
+    return (lambda: e.mul(g, e.neg(e.mul(u, u))),)
+
+
+def _max(e: Emitter, op: Operation, g: SSAValue):
+    a, b = op.operands
+    tie = cache(lambda: e.where(e.cmpeq(a, b), e.mul(g, 0.5), 0.0))
+
+    def share(x: SSAValue, other: SSAValue) -> SSAValue:
+        h = tie()
+        return e.where(e.cmplt(other, x), g, h)
+
+    return (lambda: share(a, b), lambda: share(b, a))
+
+
+def _where(e: Emitter, op: Operation, g: SSAValue):
+    c = op.operands[0]
+    return (None, lambda: e.where(c, g, 0.0), lambda: e.where(c, 0.0, g))
+
+
+def _exp2(e: Emitter, op: Operation, g: SSAValue):
+    u = op.results[0]
+    return (lambda: e.mul(e.mul(g, u), LN2),)
+
+
+def _log2(e: Emitter, op: Operation, g: SSAValue):
+    a = op.operands[0]
+    return (lambda: e.mul(g, e.recip(e.mul(a, LN2))),)
+
+
+def _sqrt(e: Emitter, op: Operation, g: SSAValue):
+    u = op.results[0]
+    return (lambda: e.mul(g, e.recip(e.mul(u, 2.0))),)
+
+
+def _sin(e: Emitter, op: Operation, g: SSAValue):
+    a = op.operands[0]
+    return (lambda: e.mul(g, e.sin(e.add(a, HALF_PI))),)
+
+
+def _identity(e: Emitter, op: Operation, g: SSAValue):
+    return (lambda: g,)
+
+
+def _detach(e: Emitter, op: Operation, g: SSAValue):
+    return (None,)
+
+
+def _reduce_add(e: Emitter, op: Operation, g: SSAValue):
+    assert isinstance(op, ReduceOp)
+    return (lambda: e.broadcast(g, _kept_dims(op), _type(op.input)),)
+
+
+def _reduce_max(e: Emitter, op: ReduceOp, g: SSAValue):
+    assert isinstance(op, ReduceOp)
+    a, u, kept, type = op.input, op.result, _kept_dims(op), _type(op.input)
+
+    def share() -> SSAValue:
+        eq = e.cmpeq(a, e.broadcast(u, kept, type))
+        spread = e.where(eq, e.broadcast(g, kept, type), 0.0)
+        count = e.reduce_add(e.where(eq, 1.0, 0.0), op.axis_list)
+        return e.mul(spread, e.broadcast(e.recip(count), kept, type))
+
+    return (share,)
+
+
+def _broadcast(e: Emitter, op: Operation, g: SSAValue):
+    assert isinstance(op, BroadcastOp)
+    axes, type = _expanded_dims(op), _type(op.input)
+
+    def share() -> SSAValue:
+        if not axes:
+            return g
+        summed = e.reduce_add(g, axes)
+        return summed if summed.type == type else e.reshape(summed, type)
+
+    return (share,)
+
+
+def _reshape(e: Emitter, op: Operation, g: SSAValue):
+    return (lambda: e.reshape(g, _type(op.operands[0])),)
+
+
+def _permute(e: Emitter, op: Operation, g: SSAValue):
+    assert isinstance(op, PermuteOp)
+    return (lambda: e.permute(g, _inverse(op.int_list())),)
+
+
+def _dot(e: Emitter, op: Operation, g: SSAValue):
+    a, b = op.operands
+    return (lambda: e.dot(g, e.permute(b, [1, 0])), lambda: e.dot(e.permute(a, [1, 0]), g))
+
+
+_REVERSE: dict[type[Operation], ReverseRule] = {
+    AddOp: _add,
+    MulOp: _mul,
+    NegOp: _neg,
+    RecipOp: _recip,
+    MaxOp: _max,
+    WhereOp: _where,
+    Exp2Op: _exp2,
+    Log2Op: _log2,
+    SqrtOp: _sqrt,
+    SinOp: _sin,
+    CastOp: _identity,
+    BitcastOp: _identity,
+    DetachOp: _detach,
+    BroadcastOp: _broadcast,
+    ReshapeOp: _reshape,
+    PermuteOp: _permute,
+    DotOp: _dot,
+}
+_REVERSE_REDUCE: dict[str, ReverseRule] = {"add": _reduce_add, "max": _reduce_max}
+
+
+def reverse_rule(op: Operation) -> ReverseRule | None:
+    """The op's reverse rule, or None if it has none (`reduce mul` has none)."""
+    if isinstance(op, ReduceOp):
+        return _REVERSE_REDUCE.get(op.kind.data)
+    return _REVERSE.get(type(op))
+
+
+def stops_gradient(op: Operation) -> bool:
+    """`grad.detach` cuts the path: its result does not depend on its operand."""
+    return isinstance(op, DetachOp)
+
+
+# --- Forward mode: the tangents of SPEC §5.6 ---------------------------------
+# `t` holds the operands' tangents, None for an operand off the path.
+
+
+def _or_zero(e: Emitter, t: Tangent, like: SSAValue) -> SSAValue:
+    """A missing tangent is 0.0."""
+    return t if t is not None else e.zeros(_type(like))
+
+
+def _sum(e: Emitter, a: Tangent, b: Tangent) -> SSAValue:
+    """`add a b`, where a missing side leaves the other unchanged."""
+    if a is None or b is None:
+        present = a if a is not None else b
+        assert present is not None
+        return present
+    return e.add(a, b)
+
+
+def _t_add(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    return _sum(e, t[0], t[1])
+
+
+def _t_mul(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    a, b = op.operands
+    left = e.mul(t[0], b) if t[0] is not None else None
+    right = e.mul(a, t[1]) if t[1] is not None else None
+    return _sum(e, left, right)
+
+
+def _t_neg(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    return e.neg(_or_zero(e, t[0], op.operands[0]))
+
+
+def _t_recip(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    u = op.results[0]
+    return e.mul(_or_zero(e, t[0], u), e.neg(e.mul(u, u)))
+
+
+def _t_max(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    a, b = op.operands
+    a_wins, ta = e.cmplt(b, a), _or_zero(e, t[0], a)
+    b_wins, tb = e.cmplt(a, b), _or_zero(e, t[1], b)
+    tie = e.mul(_sum(e, t[0], t[1]), 0.5)
+    return e.where(a_wins, ta, e.where(b_wins, tb, tie))
+
+
+def _t_where(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    c, a, b = op.operands
+    return e.where(c, _or_zero(e, t[1], a), _or_zero(e, t[2], b))
+
+
+def _t_exp2(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    u = op.results[0]
+    return e.mul(e.mul(_or_zero(e, t[0], u), u), LN2)
+
+
+def _t_log2(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    a = op.operands[0]
+    return e.mul(_or_zero(e, t[0], a), e.recip(e.mul(a, LN2)))
+
+
+def _t_sqrt(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    u = op.results[0]
+    return e.mul(_or_zero(e, t[0], u), e.recip(e.mul(u, 2.0)))
+
+
+def _t_sin(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    a = op.operands[0]
+    return e.mul(_or_zero(e, t[0], a), e.sin(e.add(a, HALF_PI)))
+
+
+def _t_identity(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    return _or_zero(e, t[0], op.operands[0])
+
+
+def _t_reduce_add(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    assert isinstance(op, ReduceOp)
+    return e.reduce_add(_or_zero(e, t[0], op.input), op.axis_list)
+
+
+def _t_reduce_max(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    assert isinstance(op, ReduceOp)
+    a, axes = op.input, op.axis_list
+    eq = e.cmpeq(a, e.broadcast(op.result, _kept_dims(op), _type(a)))
+    total = e.reduce_add(e.where(eq, _or_zero(e, t[0], a), 0.0), axes)
+    return e.mul(total, e.recip(e.reduce_add(e.where(eq, 1.0, 0.0), axes)))
+
+
+def _t_broadcast(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    assert isinstance(op, BroadcastOp)
+    return e.broadcast(_or_zero(e, t[0], op.input), op.int_list(), _type(op.result))
+
+
+def _t_reshape(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    return e.reshape(_or_zero(e, t[0], op.operands[0]), _type(op.results[0]))
+
+
+def _t_permute(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    assert isinstance(op, PermuteOp)
+    return e.permute(_or_zero(e, t[0], op.input), op.int_list())
+
+
+def _t_dot(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    a, b = op.operands
+    left = e.dot(t[0], b) if t[0] is not None else None
+    right = e.dot(a, t[1]) if t[1] is not None else None
+    return _sum(e, left, right)
+
+
+_FORWARD: dict[type[Operation], TangentRule] = {
+    AddOp: _t_add,
+    MulOp: _t_mul,
+    NegOp: _t_neg,
+    RecipOp: _t_recip,
+    MaxOp: _t_max,
+    WhereOp: _t_where,
+    Exp2Op: _t_exp2,
+    Log2Op: _t_log2,
+    SqrtOp: _t_sqrt,
+    SinOp: _t_sin,
+    CastOp: _t_identity,
+    BitcastOp: _t_identity,
+    BroadcastOp: _t_broadcast,
+    ReshapeOp: _t_reshape,
+    PermuteOp: _t_permute,
+    DotOp: _t_dot,
+}
+_FORWARD_REDUCE: dict[str, TangentRule] = {"add": _t_reduce_add, "max": _t_reduce_max}
+
+
+def tangent_rule(op: Operation) -> TangentRule | None:
+    """The op's tangent rule, or None if it has none."""
+    if isinstance(op, ReduceOp):
+        return _FORWARD_REDUCE.get(op.kind.data)
+    return _FORWARD.get(type(op))

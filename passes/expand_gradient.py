@@ -1,0 +1,52 @@
+"""`expand-gradient`: replace every `grad.gradient`, `grad.vjp` and `grad.jvp`
+by ordinary ops, in program order (SPEC §5, §5.7).
+
+Reverse-mode ops of the same loss and seed in a block are expanded together by
+one backward walk, so extra targets and extra gradient ops of one loss cost no
+extra walk. Program order makes gradients of gradients work: an inner op is
+always expanded before an op whose loss depends on it.
+"""
+
+from __future__ import annotations
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, SSAValue
+from xdsl.passes import ModulePass
+
+from gradopt.dialect.emitter import ConstantPool
+from gradopt.dialect.ops import GradientOp, JvpOp, VjpOp
+from gradopt.passes.walks import ReverseOp, expand_jvp, expand_reverse
+
+GroupKey = tuple[Block | None, SSAValue, SSAValue | None]
+
+
+def group_key(op: ReverseOp) -> GroupKey:
+    """Ops with equal keys share one walk: same block, loss and seed."""
+    seed = op.cotangent if isinstance(op, VjpOp) else None
+    return op.parent, op.loss, seed
+
+
+class ExpandGradientPass(ModulePass):
+    """Replace every differentiation op by the ops that compute its result."""
+
+    name = "expand-gradient"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        groups: dict[GroupKey, list[ReverseOp]] = {}
+        work: list[list[ReverseOp] | JvpOp] = []
+        for node in op.walk():
+            if isinstance(node, GradientOp | VjpOp):
+                key = group_key(node)
+                if key not in groups:
+                    groups[key] = []
+                    work.append(groups[key])
+                groups[key].append(node)
+            elif isinstance(node, JvpOp):
+                work.append(node)
+        constants = ConstantPool()
+        for item in work:
+            if isinstance(item, JvpOp):
+                expand_jvp(item, constants)
+            else:
+                expand_reverse(item, constants)
