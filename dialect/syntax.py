@@ -41,11 +41,17 @@ def parse_operand_list(parser: Parser) -> list[UnresolvedOperand]:
     return operands
 
 
-def parse_type_list(parser: Parser) -> list[Attribute]:
-    """Parse `T0, T1, ...` (at least one type)."""
+def parse_type_list(parser: Parser, count: int | None = None) -> list[Attribute]:
+    """Parse `T0, T1, ...` (at least one type; exactly `count` if given)."""
+    start = parser.pos
     types = [parser.parse_type()]
     while parser.parse_optional_punctuation(",") is not None:
         types.append(parser.parse_type())
+    if count is not None and len(types) != count:
+        parser.raise_error(
+            f"expected {count} type{'s' * (count != 1)}, got {len(types)}",
+            Span(start, parser.pos, parser.lexer.input),
+        )
     return types
 
 
@@ -87,7 +93,7 @@ def resolve(
             f"expected {count} operand{'s' * (count != 1)}, got {len(operands)}",
             operands[0].span,
         )
-    return [parser.resolve_operand(o, t) for o, t in zip(operands, types)]
+    return [parser.resolve_operand(o, t) for o, t in zip(operands, types, strict=True)]
 
 
 def with_element(type: TensorType, element: Attribute) -> TensorType:

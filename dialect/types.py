@@ -40,7 +40,9 @@ def is_i1(element: Attribute) -> bool:
 
 
 def describe(elements: tuple[Attribute, ...]) -> str:
-    return " or ".join(str(e) for e in elements)
+    """`f32`, `f32 or i32`, `f32, i32 or i1`."""
+    names = [str(e) for e in elements]
+    return " or ".join([", ".join(names[:-1]), names[-1]] if names[1:] else names)
 
 
 def check_tensor(
