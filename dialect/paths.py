@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from xdsl.dialects.scf import ForOp
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from gradopt.diagnostics import OpError
 from gradopt.dialect.ops import ConstOp, DifferentiationOp, LoadOp, StoreOp
@@ -102,7 +102,9 @@ class _Dependence:
     def _position(self, op: Operation) -> int:
         function = _function_of(op)
         if function not in self._program_order:
-            self._program_order[function] = {o: i for i, o in enumerate(function.walk())}
+            self._program_order[function] = {
+                o: i for i, o in enumerate(function.walk())
+            }
         return self._program_order[function][op]
 
     def earlier_stores(self, load: LoadOp) -> list[StoreOp]:
@@ -136,21 +138,25 @@ class _Dependence:
         return [i for i in inputs if is_f32_tensor(i.type)]
 
 
+def _body_inputs(loop: ForOp) -> Inputs:
+    """All SSA inputs of values computed inside `loop`'s body."""
+    inside = set(loop.body.walk())
+
+    def inputs(value: SSAValue) -> Sequence[SSAValue]:
+        if not isinstance(value, OpResult) or value.op not in inside:
+            return ()
+        return [*value.op.operands, *(_captured(value.op) if value.op.regions else ())]
+
+    return inputs
+
+
 def _loop_dependence(op: Operation, roots: Sequence[SSAValue]) -> ForOp | None:
     """The innermost `scf.for` around `op` whose induction variable or iteration
     arguments one of `roots` depends on."""
     loop = op.parent_op()
     while loop is not None:
         if isinstance(loop, ForOp):
-            body: Block = loop.body.block
-            inside = {o for o in loop.body.walk()}
-
-            def inputs(value: SSAValue) -> Sequence[SSAValue]:
-                if not isinstance(value, OpResult) or value.op not in inside:
-                    return ()
-                extra = _captured(value.op) if value.op.regions else []
-                return [*value.op.operands, *extra]
-
+            body, inputs = loop.body.block, _body_inputs(loop)
             for root in roots:
                 if any(
                     isinstance(v, BlockArgument) and v.block is body
@@ -167,7 +173,7 @@ def check_differentiable(
     targets: Sequence[SSAValue],
     extra_roots: Sequence[SSAValue] = (),
 ) -> None:
-    """SPEC §4 rules 2–5 for `op`: targets are non-literal f32 tensors, nothing
+    """SPEC §4 rules 2-5 for `op`: targets are non-literal f32 tensors, nothing
     depends on an open loop range, and every op on the path has a rule."""
     for i, target in enumerate(targets):
         if not is_f32_tensor(target.type):

@@ -61,7 +61,7 @@ def _kept_dims(op: ReduceOp) -> list[int]:
 def _expanded_dims(op: BroadcastOp) -> list[int]:
     """Output dims that are new, or expanded from size 1 (sorted)."""
     source, target = _type(op.input).get_shape(), _type(op.result).get_shape()
-    placed = dict(zip(op.int_list(), source))
+    placed = dict(zip(op.int_list(), source, strict=True))
     return [d for d, size in enumerate(target) if placed.get(d) != size]
 
 
@@ -179,7 +179,10 @@ def _permute(e: Emitter, op: Operation, g: SSAValue):
 
 def _dot(e: Emitter, op: Operation, g: SSAValue):
     a, b = op.operands
-    return (lambda: e.dot(g, e.permute(b, [1, 0])), lambda: e.dot(e.permute(a, [1, 0]), g))
+    return (
+        lambda: e.dot(g, e.permute(b, [1, 0])),
+        lambda: e.dot(e.permute(a, [1, 0]), g),
+    )
 
 
 _REVERSE: dict[type[Operation], ReverseRule] = {

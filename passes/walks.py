@@ -73,7 +73,7 @@ def backward_walk(
         rule = reverse_rule(value.op)
         if rule is None:
             raise _no_rule(e.anchor, value.op)
-        for operand, share in zip(value.op.operands, rule(e, value.op, g)):
+        for operand, share in zip(value.op.operands, rule(e, value.op, g), strict=True):
             if share is not None and operand in path:
                 received[operand].append(share())
     return gradients
@@ -93,7 +93,9 @@ def forward_walk(
         rule = tangent_rule(value.op)
         if rule is None:
             raise _no_rule(e.anchor, value.op)
-        tangents[value] = rule(e, value.op, [tangents.get(o) for o in value.op.operands])
+        tangents[value] = rule(
+            e, value.op, [tangents.get(o) for o in value.op.operands]
+        )
     return tangents[output] if output in tangents else e.zeros(_type(output))
 
 
@@ -110,14 +112,13 @@ def expand_reverse(ops: Sequence[ReverseOp], constants: ConstantPool) -> None:
     first = ops[0]
     e = Emitter(first, constants)
     seed = first.cotangent if isinstance(first, VjpOp) else e.one()
-    gradients = backward_walk(e, first.loss, seed, [t for op in ops for t in op.targets])
+    gradients = backward_walk(
+        e, first.loss, seed, [t for op in ops for t in op.targets]
+    )
     for op in ops:
         _replace(
             op,
-            [
-                gradients[t] if t in gradients else e.zeros(_type(t))
-                for t in op.targets
-            ],
+            [gradients[t] if t in gradients else e.zeros(_type(t)) for t in op.targets],
         )
 
 
