@@ -142,7 +142,7 @@ def _reduce_add(e: Emitter, op: Operation, g: SSAValue):
     return (lambda: e.broadcast(g, _kept_dims(op), _type(op.input)),)
 
 
-def _reduce_max(e: Emitter, op: ReduceOp, g: SSAValue):
+def _reduce_max(e: Emitter, op: Operation, g: SSAValue):
     assert isinstance(op, ReduceOp)
     a, u, kept, type = op.input, op.result, _kept_dims(op), _type(op.input)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import TypeAlias
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, OpResult, SSAValue
@@ -20,7 +21,7 @@ from gradopt.dialect.ops import GradientOp, JvpOp, VjpOp
 from gradopt.dialect.paths import depends_on, differentiable_inputs, post_order
 from gradopt.dialect.rules import reverse_rule, tangent_rule
 
-ReverseOp = GradientOp | VjpOp
+ReverseOp: TypeAlias = GradientOp | VjpOp
 
 
 def _type(value: SSAValue) -> TensorType:
