@@ -1,0 +1,270 @@
+"""`grad-run FILE`: verify a program, expand its gradients, run its entry
+function and print the results and slots (SPEC §7).
+
+Every failure, in the program, the command line, the input data or the run,
+is one `error:` line on stderr naming where it comes from, with exit status 1,
+no traceback and no output file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from typing import NoReturn
+
+import numpy as np
+from xdsl.dialects.builtin import MemRefType, TensorType
+
+from gradopt.api import GradoptError, Program
+from gradopt.dialect.types import dtype_of
+
+_NUMBER = re.compile(
+    r"[+-]?(inf|infinity|nan|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)|true|false",
+    re.IGNORECASE,
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Command-line errors exit with status 1, like every other failure."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n")
+
+
+def _assignment(text: str) -> tuple[int, str]:
+    index, equals, spec = text.partition("=")
+    if not equals or not index.isdigit():
+        raise argparse.ArgumentTypeError(f"expected N=SPEC, got '{text}'")
+    return int(index), spec
+
+
+def _parser() -> _Parser:
+    parser = _Parser(
+        prog="grad-run",
+        description="Run a gradopt program: verify it, expand its gradients and "
+        "run its entry function, then print each result and every slot.",
+        epilog="SPEC is a .npy file, a JSON list such as [1, 2, 3.5] (reshaped to "
+        "the declared shape; NaN and Infinity allowed), a number (for rank 0), or "
+        "zeros. Slots and args not given start as zeros.",
+    )
+    parser.add_argument("file", metavar="FILE", help="the program (.mlir)")
+    parser.add_argument("--entry", default="main", help="function to run (main)")
+    for name, what in (("slot", "memref"), ("arg", "tensor")):
+        parser.add_argument(
+            f"--{name}",
+            metavar="N=SPEC",
+            type=_assignment,
+            action="append",
+            default=[],
+            help=f"value of {name} N, numbered among the entry's {what} arguments",
+        )
+    parser.add_argument("--out", metavar="FILE.npz", help="also write the values")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print no values")
+    return parser
+
+
+def _elements(data: object) -> tuple[tuple[int, ...], list[object]]:
+    """The shape and the row-major scalars of a nested JSON list; lists at the
+    same depth must have the same length."""
+    if not isinstance(data, list):
+        return (), [data]
+    parts = [_elements(item) for item in data]
+    shapes = {shape for shape, _ in parts}
+    if len(shapes) > 1:
+        raise ValueError("the nested lists have different lengths")
+    inner = shapes.pop() if shapes else ()
+    return (len(data), *inner), [e for _, elements in parts for e in elements]
+
+
+def _float(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"expected a number, got {json.dumps(value)}")
+    return float(value)
+
+
+def _int(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"expected an integer, got {json.dumps(value)}")
+    if not -(2**31) <= value < 2**31:
+        raise ValueError(f"{value} does not fit in i32")
+    return value
+
+
+def _bool(value: object) -> bool:
+    if value not in (True, False):  # true, false, 1 or 0
+        raise ValueError(f"expected true or false, got {json.dumps(value)}")
+    return bool(value)
+
+
+_CONVERT: Mapping[type[np.generic], Callable[[object], object]] = {
+    np.float32: _float,
+    np.int32: _int,
+    np.bool_: _bool,
+}
+
+
+def _scalar(text: str) -> object:
+    """A number spec as the JSON value it would be inside a list."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def _array(spec: str, type: MemRefType | TensorType) -> np.ndarray:
+    """The value that `spec` gives for `type`; raises `ValueError` or `OSError`."""
+    dtype = dtype_of(type.get_element_type())
+    shape = tuple(type.get_shape())
+    convert = _CONVERT[dtype]
+    if spec == "zeros":
+        return np.zeros(shape, dtype)
+    if spec.startswith("["):
+        try:
+            data = json.loads(spec)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"'{spec}' is not a JSON list: {error}") from None
+        _, elements = _elements(data)
+        count = int(np.prod(shape))
+        if len(elements) != count:
+            raise ValueError(f"expected {count} values for {type}, got {len(elements)}")
+        return np.array([convert(e) for e in elements], dtype).reshape(shape)
+    if _NUMBER.fullmatch(spec):
+        if shape:
+            raise ValueError(
+                f"a single number is a rank-0 value, but this is {type}: give a "
+                f"list, a .npy file or zeros"
+            )
+        return np.array(convert(_scalar(spec)), dtype)
+    try:
+        array = np.load(spec, allow_pickle=False)
+    except (ValueError, EOFError) as error:  # not a .npy file, or pickled data
+        raise ValueError(f"cannot read {spec}: {error}") from None
+    if not isinstance(array, np.ndarray):
+        raise ValueError(f"{spec} is an .npz archive, not a .npy file")
+    return array
+
+
+def _inputs(
+    program: Program,
+    kind: str,
+    given: Sequence[tuple[int, str]],
+    types: Sequence[MemRefType | TensorType],
+) -> dict[int, np.ndarray]:
+    """The arrays of the `--slot` or `--arg` options, by index; their shapes
+    and dtypes are checked by `Program.run`."""
+    values: dict[int, np.ndarray] = {}
+    for index, spec in given:
+        what = f"--{kind} {index}"
+        if index in values:
+            raise program.error(what, f"{kind} {index} is given twice")
+        if index >= len(types):
+            raise program.error(
+                what,
+                f"no such {kind}: the entry function has {len(types)} "
+                f"{kind}{'s' * (len(types) != 1)}",
+            )
+        try:
+            values[index] = _array(spec, types[index])
+        except OSError as error:
+            raise program.error(what, f"cannot read {spec}: {error.strerror}") from None
+        except ValueError as error:
+            raise program.error(what, str(error)) from None
+    return values
+
+
+def _boolean(value: object) -> str:
+    return "true" if value else "false"
+
+
+def format_value(array: np.ndarray) -> str:
+    """`dense<...>` with every element: floats as the shortest text that reads
+    back as the same float32 (`str` of a NumPy float32), i1 as true/false,
+    nested like MLIR."""
+    element = _boolean if array.dtype == np.bool_ else str
+
+    def nested(value: np.ndarray) -> str:
+        if value.ndim == 1:
+            return "[" + ", ".join(map(element, value)) + "]"
+        return "[" + ", ".join(map(nested, value)) + "]"
+
+    return f"dense<{element(array[()]) if array.ndim == 0 else nested(array)}>"
+
+
+def _write(path: str, arrays: Mapping[str, np.ndarray]) -> None:
+    """Write an .npz atomically: a failure leaves no file, or the old one."""
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=directory, suffix=".npz.tmp")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            np.savez(file, **arrays)  # pyright: ignore[reportArgumentType]
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # what a plain open() would give
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def _run(text: str, options: argparse.Namespace) -> str:
+    """Everything after reading the file; returns what to print, so that a
+    failure prints nothing but the error."""
+    program = Program(text, options.file)
+    signature = program.signature(options.entry)
+    slots = _inputs(program, "slot", options.slot, signature.slots)
+    args = _inputs(program, "arg", options.arg, signature.args)
+    result = program.run(slots, args, options.entry)
+    if options.out is not None:
+        arrays = {f"result{i}": v for i, v in enumerate(result.results)}
+        arrays |= {f"slot{i}": v for i, v in enumerate(result.slots)}
+        try:
+            _write(options.out, arrays)
+        except OSError as error:
+            raise program.error(options.out, error.strerror or str(error)) from None
+    if options.quiet:
+        return ""
+    lines = [
+        f"result {i} = {format_value(value)} : {type}"
+        for i, (value, type) in enumerate(
+            zip(result.results, signature.results, strict=True)
+        )
+    ]
+    lines += [
+        f"slot {i} = {format_value(value)} : {type}"
+        for i, (value, type) in enumerate(
+            zip(result.slots, signature.slots, strict=True)
+        )
+    ]
+    return "".join(line + "\n" for line in lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        options = _parser().parse_args(argv)
+    except SystemExit as exit:  # --help, or a malformed command line
+        return exit.code if isinstance(exit.code, int) else 1
+    try:
+        with open(options.file, "rb") as file:
+            text = file.read().decode("utf-8", errors="replace")
+    except OSError as error:
+        print(f"{options.file}: error: {error.strerror}", file=sys.stderr)
+        return 1
+    try:
+        output = _run(text, options)
+    except GradoptError as error:
+        sys.stderr.write(str(error))
+        return 1
+    sys.stdout.write(output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
