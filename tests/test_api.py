@@ -96,12 +96,15 @@ def test_inputs_are_checked_against_the_signature(
 
 
 def test_a_parse_error_is_located_and_rendered() -> None:
-    text = "func.func @main() {\n  %x = grad.nope\n  func.return\n}\n"
+    text = "func.func @main() {\n  %x = grad.const 1.0 : memref<2xf32>\n}\n"
     with pytest.raises(GradoptError) as caught:
         gradopt.run(text, filename="bad.mlir")
     assert isinstance(caught.value, LocatedError)
     assert str(caught.value) == (
-        "bad.mlir:2:3: error: unknown operation 'grad.nope'\n  %x = grad.nope\n  ^\n"
+        "bad.mlir:2:25: error: expected a statically shaped tensor of f32, i32 or "
+        "i1, got memref<2xf32>\n"
+        "  %x = grad.const 1.0 : memref<2xf32>\n"
+        "                        ^\n"
     )
 
 
