@@ -1005,7 +1005,11 @@ class LoadOp(GradOp):
     slot = operand_def(MemRefType)
     indices = var_operand_def(AnyAttr())  # checked in verify_, naming the index
     result = result_def(TensorType)
-    traits = traits_def(MemoryReadEffect())
+    # A load reads its slot, and SPEC §3.3 says it is never merged or removed (an
+    # out-of-range index must still fail at run time). xDSL's cse merges, and dce
+    # removes, ops whose only effect is a read, so a load also declares a write,
+    # as MLIR ops that must stay do.
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
     def __init__(self, slot: SSAValue, indices: Sequence[SSAValue] = ()):
         assert isinstance(slot.type, MemRefType)

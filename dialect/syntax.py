@@ -44,7 +44,7 @@ def parse_operand_list(parser: Parser) -> list[UnresolvedOperand]:
 def parse_type_list(parser: Parser, count: int | None = None) -> list[Attribute]:
     """Parse `T0, T1, ...` (at least one type; exactly `count` if given)."""
     start = parser.pos
-    types = [parser.parse_type()]
+    types: list[Attribute] = [parser.parse_type()]
     while parser.parse_optional_punctuation(",") is not None:
         types.append(parser.parse_type())
     if count is not None and len(types) != count:

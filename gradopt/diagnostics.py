@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Operation
-from xdsl.parser import Parser
+from xdsl.ir import AttributeInvT, Operation, SSAValue
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.lexer import Span
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,11 @@ def verify_module(module: Operation) -> None:
 
 
 _NEWLINE = re.compile("\n")
+_UNREGISTERED = re.compile(r"Operation (\S+) is not registered")
+
+
+class _UnknownOpError(ParseError):
+    """A `ParseError` about an unknown op, already located at the op."""
 
 
 class LocatedParser(Parser):
@@ -98,6 +104,7 @@ class LocatedParser(Parser):
         self._file = StringAttr(name)
         self._line_offset = line_offset
         self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        self._first_uses: dict[str, int] = {}
 
     def location(self, position: int) -> Location:
         line = bisect_right(self._line_starts, position)
@@ -106,13 +113,38 @@ class LocatedParser(Parser):
 
     def parse_operation(self) -> Operation:
         start = self.pos
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except ParseError as error:
+            # xDSL reports an unknown op after its name; point at the op instead
+            unknown = _UNREGISTERED.fullmatch(error.msg)
+            if unknown is None or isinstance(error, _UnknownOpError):
+                raise
+            span = Span(start, start, self.lexer.input)
+            message = f"unknown operation '{unknown.group(1)}'"
+            raise _UnknownOpError(span, message) from None
         if not isinstance(op.location, FileLineColLoc):
             where = self.location(start)
             op.location = FileLineColLoc(
                 self._file, IntAttr(where.line), IntAttr(where.column)
             )
         return op
+
+    def resolve_operand(
+        self, operand: UnresolvedOperand, type: AttributeInvT
+    ) -> SSAValue[AttributeInvT]:
+        if operand.operand_name not in self.ssa_values:
+            self._first_uses.setdefault(operand.operand_name, operand.span.start)
+        return super().resolve_operand(operand, type)
+
+    def first_undefined_use(self) -> tuple[int, str] | None:
+        """The position and name of the first use of a value never defined."""
+        uses = [
+            (self._first_uses[name], name)
+            for name in self.forward_ssa_references
+            if name in self._first_uses
+        ]
+        return min(uses, default=None)
 
 
 def parse_module(
@@ -123,8 +155,17 @@ def parse_module(
     try:
         return parser.parse_module(implicit)
     except ParseError as error:
-        where = parser.location(error.span.start)
-        raise LocatedError(where, error.msg) from None
+        undefined = parser.first_undefined_use()
+        if error.msg.startswith("values used but not defined") and undefined:
+            position, value = undefined
+            raise LocatedError(
+                parser.location(position), f"use of undefined value %{value}"
+            ) from None
+        message = error.msg
+        if message.startswith(" "):  # a fragment, such as " in block definition"
+            found = f"'{error.span.text}'" if error.span.text else "end of input"
+            message = f"unexpected {found}{message}"
+        raise LocatedError(parser.location(error.span.start), message) from None
     except RecursionError:
         raise LocatedError(
             parser.location(parser.pos), "input is nested too deeply"
@@ -144,7 +185,9 @@ class SourceText:
 
     def render(self, error: LocatedError) -> str:
         parts = [self._render(error.location, "error", error.message)]
-        parts += [self._render(where, "note", message) for where, message in error.notes]
+        parts += [
+            self._render(where, "note", message) for where, message in error.notes
+        ]
         return "".join(parts)
 
     def _render(self, where: Location, severity: str, message: str) -> str:

@@ -34,3 +34,6 @@ config.substitutions.append(
         "xdsl-opt %s --split-input-file | xdsl-opt --split-input-file",
     )
 )
+# `EXIT_STATUS cmd ...` prints cmd's output, then `exit status: N`
+exit_status = os.path.join(config.test_source_root, "inputs", "exit_status.py")
+config.substitutions.append(("EXIT_STATUS", f"{sys.executable} {exit_status}"))

@@ -135,7 +135,9 @@ class GradOptMain(xDSLOptMain):
 
 def main(args: Sequence[str] | None = None) -> int:
     try:
-        driver = GradOptMain(description="gradopt's modular optimizer driver", args=args)
+        driver = GradOptMain(
+            description="gradopt's modular optimizer driver", args=args
+        )
         return driver.run()
     except SystemExit as exit:
         return exit.code if isinstance(exit.code, int) else 1
