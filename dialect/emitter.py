@@ -47,9 +47,7 @@ class ConstantPool:
     def __init__(self) -> None:
         self._by_block: dict[Block, dict[tuple[int, TensorType], SSAValue]] = {}
 
-    def get(
-        self, value: float, type: TensorType, emitter: Emitter
-    ) -> SSAValue:
+    def get(self, value: float, type: TensorType, emitter: Emitter) -> SSAValue:
         key = (struct.unpack("<I", struct.pack("<f", value))[0], type)
         constants = self._by_block.setdefault(emitter.block, {})
         if key not in constants:
@@ -75,16 +73,11 @@ class Emitter:
     def const(self, value: float, type: TensorType) -> SSAValue:
         return self.constants.get(value, type, self)
 
-    def _value(self, operand: Operand, like: SSAValue) -> SSAValue:
-        if isinstance(operand, SSAValue):
-            return operand
-        return self.const(operand, _tensor(like))
-
     def add(self, a: SSAValue, b: Operand) -> SSAValue:
-        return self.insert(AddOp(a, self._value(b, a)))
+        return self.insert(AddOp(a, self._float(b, _tensor(a))))
 
     def mul(self, a: SSAValue, b: Operand) -> SSAValue:
-        return self.insert(MulOp(a, self._value(b, a)))
+        return self.insert(MulOp(a, self._float(b, _tensor(a))))
 
     def neg(self, a: SSAValue) -> SSAValue:
         return self.insert(NegOp(a))
@@ -104,7 +97,9 @@ class Emitter:
     def where(self, condition: SSAValue, a: Operand, b: Operand) -> SSAValue:
         """`where c a b`; literal sides are f32 splats of the condition's shape."""
         type = with_element(_tensor(condition), f32)
-        return self.insert(WhereOp(condition, self._float(a, type), self._float(b, type)))
+        return self.insert(
+            WhereOp(condition, self._float(a, type), self._float(b, type))
+        )
 
     def _float(self, operand: Operand, type: TensorType) -> SSAValue:
         return operand if isinstance(operand, SSAValue) else self.const(operand, type)
@@ -115,9 +110,7 @@ class Emitter:
         kept = TensorType(type.get_element_type(), shape)
         return self.insert(ReduceOp("add", a, axes, kept))
 
-    def broadcast(
-        self, a: SSAValue, dims: Sequence[int], type: TensorType
-    ) -> SSAValue:
+    def broadcast(self, a: SSAValue, dims: Sequence[int], type: TensorType) -> SSAValue:
         return self.insert(BroadcastOp(a, dims, type))
 
     def reshape(self, a: SSAValue, type: TensorType) -> SSAValue:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from itertools import pairwise
 from typing import ClassVar
 
 import numpy as np
@@ -30,7 +31,6 @@ from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
-    VarConstraint,
     base,
     irdl_op_definition,
     operand_def,
@@ -41,16 +41,23 @@ from xdsl.irdl import (
     var_result_def,
 )
 from xdsl.parser import Parser
+from xdsl.pattern_rewriter import RewritePattern
 from xdsl.printer import Printer
-from xdsl.traits import ConstantLike, MemoryReadEffect, MemoryWriteEffect, Pure
+from xdsl.traits import (
+    ConstantLike,
+    HasCanonicalizationPatternsTrait,
+    MemoryReadEffect,
+    MemoryWriteEffect,
+    Pure,
+)
 from xdsl.utils.exceptions import VerifyException
 
 from gradopt.dialect.syntax import (
+    literal_attr,
     parse_attributes,
     parse_int_list,
-    parse_operand_list,
-    literal_attr,
     parse_literal,
+    parse_operand_list,
     parse_tensor_type,
     parse_type_list,
     print_attributes,
@@ -73,6 +80,19 @@ Kernel = Callable[..., np.ndarray]
 
 class EvaluationError(Exception):
     """A run-time error of one op (zero divisor, index out of range, ...)."""
+
+
+class GradCanonicalization(HasCanonicalizationPatternsTrait):
+    """The exact simplifications of `gradopt.dialect.canonicalization`."""
+
+    def get_patterns(self, op: type[Operation]) -> tuple[RewritePattern, ...]:
+        from gradopt.dialect.canonicalization import patterns_for
+
+        return patterns_for(op)
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return ()
 
 
 class GradOp(IRDLOperation, ABC):
@@ -101,7 +121,9 @@ class ConstOp(GradOp):
     """A literal: one scalar splat over the whole shape, or `dense<[...]>` data."""
 
     name = "grad.const"
-    value = prop_def(base(FloatAttr) | base(IntegerAttr) | base(DenseIntOrFPElementsAttr))
+    value = prop_def(
+        base(FloatAttr) | base(IntegerAttr) | base(DenseIntOrFPElementsAttr)
+    )
     result = result_def(TensorType)
     traits = traits_def(Pure(), ConstantLike())
 
@@ -189,7 +211,7 @@ class ElementwiseOp(GradOp, ABC):
 
     ELEMENTS: ClassVar[tuple[Attribute, ...]] = (f32, i32)
     OPERAND_NAMES: ClassVar[tuple[str, ...]]
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), GradCanonicalization())
 
     def verify_(self) -> None:
         first, *others = zip(self.OPERAND_NAMES, self.operands, strict=True)
@@ -339,7 +361,7 @@ class CompareOp(GradOp, ABC):
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), GradCanonicalization())
     ELEMENTS: ClassVar[tuple[Attribute, ...]] = (f32, i32)
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue):
@@ -411,7 +433,7 @@ class WhereOp(GradOp):
     on_true = operand_def(TensorType)
     on_false = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), GradCanonicalization())
 
     def __init__(self, condition: SSAValue, on_true: SSAValue, on_false: SSAValue):
         super().__init__(
@@ -427,8 +449,7 @@ class WhereOp(GradOp):
                 )
         if self.condition.type != with_element(type, i1):
             raise VerifyException(
-                f"condition must be {with_element(type, i1)}, got "
-                f"{self.condition.type}"
+                f"condition must be {with_element(type, i1)}, got {self.condition.type}"
             )
 
     @classmethod
@@ -563,7 +584,7 @@ class ConversionOp(GradOp, ABC):
 
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), GradCanonicalization())
     assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
 
     def __init__(self, input: SSAValue, type: TensorType):
@@ -656,7 +677,7 @@ class ReduceOp(GradOp):
     axes = prop_def(DenseArrayBase)
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), GradCanonicalization())
 
     def __init__(
         self, kind: str, input: SSAValue, axes: Sequence[int], type: TensorType
@@ -741,7 +762,7 @@ class ShapeOp(GradOp, ABC):
 
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), GradCanonicalization())
     LIST_NAME: ClassVar[str]
 
     def __init__(self, input: SSAValue, values: Sequence[int], type: TensorType):
@@ -817,11 +838,11 @@ class BroadcastOp(ShapeOp):
             raise VerifyException(
                 f"dims must be in range [0, {rank}), got {_axes_text(dims)}"
             )
-        if any(a >= b for a, b in zip(dims, dims[1:])):
+        if any(a >= b for a, b in pairwise(dims)):
             raise VerifyException(
                 f"dims must be strictly increasing, got {_axes_text(dims)}"
             )
-        for i, (size, d) in enumerate(zip(source.get_shape(), dims)):
+        for i, (size, d) in enumerate(zip(source.get_shape(), dims, strict=True)):
             if size not in (1, target.get_shape()[d]):
                 raise VerifyException(
                     f"input dim {i} of size {size} cannot broadcast to output dim "
@@ -831,7 +852,7 @@ class BroadcastOp(ShapeOp):
     def kernel(self) -> Kernel:
         source, target = _shape(self.input), _shape(self.result)
         placed = [1] * len(target)
-        for size, d in zip(source, self.int_list()):
+        for size, d in zip(source, self.int_list(), strict=True):
             placed[d] = size
         return lambda a: np.broadcast_to(np.reshape(a, placed), target)
 
@@ -870,7 +891,7 @@ class ReshapeOp(GradOp):
     name = "grad.reshape"
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), GradCanonicalization())
     assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
 
     def __init__(self, input: SSAValue, type: TensorType):
@@ -903,7 +924,7 @@ class DotOp(GradOp):
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), GradCanonicalization())
     assembly_format = (
         "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `to` type($result)"
     )
@@ -988,7 +1009,7 @@ def _check_slot_access(slot: SSAValue, indices: Sequence[SSAValue]) -> MemRefTyp
 
 def _check_indices(op: Operation, shape: Sequence[int], indices: Sequence) -> tuple:
     position = tuple(int(i) for i in indices)
-    for i, size in zip(position, shape):
+    for i, size in zip(position, shape, strict=False):
         if not 0 <= i < size:
             raise EvaluationError(
                 f"'{op.name}' index {list(position)} is out of range for a slot "
@@ -1237,9 +1258,7 @@ class VjpOp(DifferentiationOp):
         loss_value, *target_values = resolve(
             parser, [loss, *targets], types, len(types)
         )
-        op = cls(
-            loss_value, parser.resolve_operand(cotangent, types[0]), target_values
-        )
+        op = cls(loss_value, parser.resolve_operand(cotangent, types[0]), target_values)
         op.attributes.update(attrs)
         return op
 
@@ -1263,9 +1282,7 @@ class JvpOp(DifferentiationOp):
     result = result_def(TensorType)
 
     def __init__(self, output: SSAValue, target: SSAValue, tangent: SSAValue):
-        super().__init__(
-            operands=[output, target, tangent], result_types=[output.type]
-        )
+        super().__init__(operands=[output, target, tangent], result_types=[output.type])
 
     def verify_(self) -> None:
         self._check_types(
@@ -1291,9 +1308,7 @@ class JvpOp(DifferentiationOp):
         parser.parse_punctuation(":")
         types = parse_type_list(parser, 2)
         output_value, target_value = resolve(parser, [output, target], types, 2)
-        op = cls(
-            output_value, target_value, parser.resolve_operand(tangent, types[1])
-        )
+        op = cls(output_value, target_value, parser.resolve_operand(tangent, types[1]))
         op.attributes.update(attrs)
         return op
 

@@ -1,7 +1,9 @@
 """`expand-jvp`: replace every `grad.jvp` by its forward walk (SPEC §5.6).
 
-A `grad.gradient` or `grad.vjp` on a jvp's path is expanded just before the jvp
-(SPEC §5.7); the other reverse-mode ops are left for `expand-gradient`.
+The `grad.gradient` and `grad.vjp` ops on a jvp's path (§5.1) are expanded too,
+as are those on their own paths, since a walk cannot pass an unexpanded op; the
+others are left for `expand-gradient` (§5.7). Everything is expanded in program
+order, as `expand-gradient` does, so constants stay ahead of their uses.
 """
 
 from __future__ import annotations
@@ -11,11 +13,33 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import OpResult
 from xdsl.passes import ModulePass
 
-from gradopt.dialect.emitter import ConstantPool
-from gradopt.dialect.ops import GradientOp, JvpOp, VjpOp
-from gradopt.dialect.paths import post_order
-from gradopt.passes.expand_gradient import GroupKey, group_key
-from gradopt.passes.walks import ReverseOp, expand_jvp, expand_reverse
+from gradopt.dialect.ops import DifferentiationOp, GradientOp, JvpOp, VjpOp
+from gradopt.passes.expand_gradient import expand_in_program_order
+from gradopt.passes.walks import path_between
+
+
+def _path_of(op: DifferentiationOp) -> set:
+    if isinstance(op, JvpOp):
+        return path_between(op.output, [op.target])[1]
+    assert isinstance(op, GradientOp | VjpOp)
+    return path_between(op.loss, op.targets)[1]
+
+
+def needed_for_jvps(module: ModuleOp) -> set[DifferentiationOp]:
+    """Every jvp, and every reverse-mode op that one of them needs expanded."""
+    needed: set[DifferentiationOp] = set()
+    pending = [op for op in module.walk() if isinstance(op, JvpOp)]
+    while pending:
+        op = pending.pop()
+        if op in needed:
+            continue
+        needed.add(op)
+        pending += [
+            value.op
+            for value in _path_of(op)
+            if isinstance(value, OpResult) and isinstance(value.op, GradientOp | VjpOp)
+        ]
+    return needed
 
 
 class ExpandJvpPass(ModulePass):
@@ -24,18 +48,5 @@ class ExpandJvpPass(ModulePass):
     name = "expand-jvp"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        constants = ConstantPool()
-        for jvp in [node for node in op.walk() if isinstance(node, JvpOp)]:
-            groups: dict[GroupKey, list[ReverseOp]] = {}
-            for value in post_order(jvp.output):
-                if isinstance(value, OpResult) and isinstance(
-                    value.op, GradientOp | VjpOp
-                ):
-                    group = groups.setdefault(group_key(value.op), [])
-                    if value.op not in group:
-                        group.append(value.op)
-            for group in groups.values():
-                block = group[0].parent
-                assert block is not None
-                expand_reverse(sorted(group, key=block.get_operation_index), constants)
-            expand_jvp(jvp, constants)
+        needed = needed_for_jvps(op)
+        expand_in_program_order(op, lambda node: node in needed)

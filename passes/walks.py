@@ -38,15 +38,18 @@ def _no_rule(op: Operation, node: Operation) -> OpError:
     )
 
 
-def _path(order: Sequence[SSAValue], root: SSAValue, sources: set[SSAValue]):
-    """Values of `order` that depend on `sources` and that `root` depends on,
-    through f32 values only (SPEC §5.1)."""
-    reached = depends_on(order, sources, differentiable_inputs)
+def path_between(
+    root: SSAValue, sources: Sequence[SSAValue]
+) -> tuple[list[SSAValue], set[SSAValue]]:
+    """The post-order of `root`'s graph, and its values on the path (SPEC §5.1):
+    they depend on `sources` and `root` depends on them, through f32 values."""
+    order = post_order(root)
+    reached = depends_on(order, set(sources), differentiable_inputs)
     needed = {root}
     for value in reversed(order):
         if value in needed:
             needed.update(differentiable_inputs(value))
-    return reached & needed
+    return order, reached & needed
 
 
 def backward_walk(
@@ -54,8 +57,7 @@ def backward_walk(
 ) -> dict[SSAValue, SSAValue]:
     """The gradient of every value on the path from `targets` to `loss`, by one
     backward walk seeded with `seed` (SPEC §5.2)."""
-    order = post_order(loss)
-    path = _path(order, loss, set(targets))
+    order, path = path_between(loss, targets)
     received: dict[SSAValue, list[SSAValue]] = defaultdict(list)
     if loss in path:
         received[loss].append(seed)
@@ -84,8 +86,7 @@ def forward_walk(
     e: Emitter, output: SSAValue, target: SSAValue, tangent: SSAValue
 ) -> SSAValue:
     """The tangent of `output` along `tangent` at `target` (SPEC §5.6)."""
-    order = post_order(output)
-    path = _path(order, output, {target})
+    order, path = path_between(output, [target])
     tangents: dict[SSAValue, SSAValue] = {target: tangent}
     for value in order:
         if value not in path or value in tangents:
