@@ -86,6 +86,29 @@ def verify_module(module: Operation) -> None:
             op.verify(verify_nested_ops=False)
         except VerifyException as error:
             raise OpError(op, str(error)) from None
+    _check_dominance(module)
+
+
+def _check_dominance(op: Operation, visible: set[SSAValue] | None = None) -> None:
+    """Every operand is defined before its use, in its block or an enclosing one,
+    as MLIR requires of single-block regions (xDSL's verifier does not check
+    this, and its parser accepts forward references)."""
+    visible = set() if visible is None else visible
+    for region in op.regions:
+        if len(region.blocks) != 1:
+            continue
+        block = region.block
+        added = [*block.args]
+        visible.update(block.args)
+        for inner in block.ops:
+            for index, operand in enumerate(inner.operands):
+                if operand not in visible:
+                    raise OpError(inner, f"operand #{index} does not dominate this use")
+            if inner.regions:
+                _check_dominance(inner, visible)
+            visible.update(inner.results)
+            added += inner.results
+        visible.difference_update(added)
 
 
 _NEWLINE = re.compile("\n")

@@ -12,7 +12,7 @@ from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from gradopt.context import make_context
 from gradopt.diagnostics import OpError, parse_module, verify_module
 from gradopt.dialect.ops import DifferentiationOp
-from gradopt.passes import ExpandGradientPass
+from gradopt.passes import ExpandGradientPass, ExpandJvpPass
 
 
 def parse(text: str) -> ModuleOp:
@@ -137,3 +137,22 @@ def test_walk_fails_on_an_op_without_rule_with_the_gradient_op_named() -> None:
         )
     assert error.value.op.name == "grad.gradient"
     assert "'grad.reduce' lies on the path" in error.value.message
+
+
+def test_expand_jvp_keeps_shared_constants_ahead_of_their_uses() -> None:
+    """A gradient expanded for a later jvp reuses constants of an earlier jvp's
+    expansion only if they come first (found by a dominance check)."""
+    module = parse(
+        """
+        func.func @f(%x: tensor<f32>, %tx: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+          %y = grad.sin %x : tensor<f32>
+          %g = grad.gradient %y wrt %x : tensor<f32>, tensor<f32>
+          %s = grad.sin %x : tensor<f32>
+          %t1 = grad.jvp %s wrt %x, %tx : tensor<f32>, tensor<f32>
+          %t2 = grad.jvp %g wrt %x, %tx : tensor<f32>, tensor<f32>
+          func.return %t1, %t2 : tensor<f32>, tensor<f32>
+        }
+        """
+    )
+    ExpandJvpPass().apply(make_context(), module)
+    verify_module(module)
