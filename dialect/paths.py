@@ -8,13 +8,23 @@ those, only ops that a target's influence flows through need a rule.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from xdsl.dialects.scf import ForOp
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from gradopt.diagnostics import OpError
-from gradopt.dialect.ops import ConstOp, DifferentiationOp, LoadOp, StoreOp
+from gradopt.dialect.ops import (
+    ConstOp,
+    DifferentiationOp,
+    GradientOp,
+    JvpOp,
+    LoadOp,
+    StoreOp,
+    VjpOp,
+)
 from gradopt.dialect.rules import reverse_rule, stops_gradient
 from gradopt.dialect.types import is_f32_tensor
 
@@ -97,6 +107,7 @@ class _Dependence:
 
     def __init__(self) -> None:
         self._program_order: dict[Operation, dict[Operation, int]] = {}
+        self._inputs: dict[SSAValue, Sequence[SSAValue]] = {}
         self.stores: dict[SSAValue, StoreOp] = {}
 
     def _position(self, op: Operation) -> int:
@@ -123,6 +134,11 @@ class _Dependence:
         ]
 
     def __call__(self, value: SSAValue) -> Sequence[SSAValue]:
+        if (known := self._inputs.get(value)) is None:
+            known = self._inputs[value] = self._compute(value)
+        return known
+
+    def _compute(self, value: SSAValue) -> Sequence[SSAValue]:
         if not is_f32_tensor(value.type) or not isinstance(value, OpResult):
             return ()
         op = value.op
@@ -177,7 +193,9 @@ def check_differentiable(
     depends on an open loop range, and every op on the path has a rule."""
     for i, target in enumerate(targets):
         if not is_f32_tensor(target.type):
-            raise OpError(op, f"target must be an f32 tensor, got {target.type}")
+            raise OpError(
+                op, f"target must be an f32 tensor, got {target.type} (target {i})"
+            )
         if isinstance(target, OpResult) and isinstance(target.op, ConstOp):
             raise OpError(
                 op,
@@ -195,9 +213,59 @@ def check_differentiable(
     _check_path(op, loss, targets)
 
 
+_CHECKED_LOSSES: ContextVar[set[SSAValue] | None] = ContextVar(
+    "gradopt_checked_losses", default=None
+)
+
+
+@contextmanager
+def shared_path_checks() -> Iterator[None]:
+    """Within this context (one verification of a module), the paths of all the
+    differentiation ops of one loss are checked once, for all their targets
+    together, rather than once per op: many gradient ops of a big loss cost one
+    walk over it."""
+    token = _CHECKED_LOSSES.set(set())
+    try:
+        yield
+    finally:
+        _CHECKED_LOSSES.reset(token)
+
+
+def _targets_of(op: Operation) -> Sequence[SSAValue]:
+    if isinstance(op, JvpOp):
+        return [op.target]
+    assert isinstance(op, GradientOp | VjpOp)
+    return op.targets
+
+
 def _check_path(
     op: DifferentiationOp, loss: SSAValue, targets: Sequence[SSAValue]
 ) -> None:
+    checked = _CHECKED_LOSSES.get()
+    if checked is None:
+        return _find_rule_less_op(op, loss, targets)
+    if loss in checked:
+        return
+    users = {u.operation for u in loss.uses if u.index == 0}
+    together = [
+        t
+        for user in users
+        if isinstance(user, DifferentiationOp)
+        for t in _targets_of(user)
+    ]
+    try:
+        _find_rule_less_op(op, loss, together)
+    except OpError:
+        _find_rule_less_op(op, loss, targets)
+        return
+    checked.add(loss)
+
+
+def _find_rule_less_op(
+    op: DifferentiationOp, loss: SSAValue, targets: Sequence[SSAValue]
+) -> None:
+    """Raise an error on `op` if an op without a rule lies between `targets`
+    and `loss`."""
     inputs = _Dependence()
     order = post_order(loss, inputs)
     reached = depends_on(order, set(targets), inputs)

@@ -81,11 +81,14 @@ def locate(error: OpError, fallback: str) -> LocatedError:
 
 def verify_module(module: Operation) -> None:
     """Verify every op of `module`, raising an `OpError` for the first that fails."""
-    for op in module.walk():
-        try:
-            op.verify(verify_nested_ops=False)
-        except VerifyException as error:
-            raise OpError(op, str(error)) from None
+    from gradopt.dialect.paths import shared_path_checks
+
+    with shared_path_checks():
+        for op in module.walk():
+            try:
+                op.verify(verify_nested_ops=False)
+            except VerifyException as error:
+                raise OpError(op, str(error)) from None
     _check_dominance(module)
 
 

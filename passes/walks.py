@@ -9,7 +9,7 @@ flow through.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
 from xdsl.dialects.builtin import TensorType
@@ -53,14 +53,17 @@ def path_between(
 
 
 def backward_walk(
-    e: Emitter, loss: SSAValue, seed: SSAValue, targets: Sequence[SSAValue]
+    e: Emitter,
+    loss: SSAValue,
+    seed: Callable[[], SSAValue],
+    targets: Sequence[SSAValue],
 ) -> dict[SSAValue, SSAValue]:
     """The gradient of every value on the path from `targets` to `loss`, by one
     backward walk seeded with `seed` (SPEC §5.2)."""
     order, path = path_between(loss, targets)
     received: dict[SSAValue, list[SSAValue]] = defaultdict(list)
     if loss in path:
-        received[loss].append(seed)
+        received[loss].append(seed())
     gradients: dict[SSAValue, SSAValue] = {}
     for value in reversed(order):
         shares = received.pop(value, None)
@@ -113,7 +116,7 @@ def expand_reverse(ops: Sequence[ReverseOp], constants: ConstantPool) -> None:
     order, by one walk whose new ops go before the first of them."""
     first = ops[0]
     e = Emitter(first, constants)
-    seed = first.cotangent if isinstance(first, VjpOp) else e.one()
+    seed = (lambda: first.cotangent) if isinstance(first, VjpOp) else e.one
     gradients = backward_walk(
         e, first.loss, seed, [t for op in ops for t in op.targets]
     )

@@ -156,3 +156,41 @@ def test_expand_jvp_keeps_shared_constants_ahead_of_their_uses() -> None:
     )
     ExpandJvpPass().apply(make_context(), module)
     verify_module(module)
+
+
+MANY_OPS_OF_ONE_LOSS = """
+func.func @f(%x: tensor<f32>, %w: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %c = func.call @id(%w) : (tensor<f32>) -> tensor<f32>
+  %y = grad.mul %x, %c : tensor<f32>
+  %gx = grad.gradient %y wrt %x : tensor<f32>, tensor<f32>
+  %gw = grad.gradient %y wrt %w : tensor<f32>, tensor<f32>
+  func.return %gx, %gw : tensor<f32>, tensor<f32>
+}
+func.func @id(%a: tensor<f32>) -> tensor<f32> {
+  func.return %a : tensor<f32>
+}
+"""
+
+
+def test_shared_path_check_blames_the_op_whose_path_is_invalid() -> None:
+    with pytest.raises(OpError) as error:
+        parse(MANY_OPS_OF_ONE_LOSS)
+    assert error.value.op.results[0].name_hint == "gw"
+    assert "'func.call' lies on the path" in error.value.message
+
+
+def test_gradient_ops_of_one_loss_are_path_checked_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gradopt.dialect import paths
+
+    calls: list[int] = []
+    check = paths._find_rule_less_op  # pyright: ignore[reportPrivateUsage]
+
+    def counted(*args: object) -> None:
+        calls.append(1)
+        check(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(paths, "_find_rule_less_op", counted)
+    parse(weights_program(50, separate_ops=True))
+    assert len(calls) == 1

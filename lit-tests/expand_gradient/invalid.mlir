@@ -44,7 +44,7 @@ func.func @target_memref(%s: memref<3xf32>) -> memref<3xf32> {
   func.return %g : memref<3xf32>
 }
 
-// CHECK:      invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.gradient' op target must be an f32 tensor, got memref<3xf32>
+// CHECK:      invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.gradient' op target must be an f32 tensor, got memref<3xf32> (target 0)
 // CHECK-NEXT:   %g = grad.gradient %l wrt %s : tensor<f32>, memref<3xf32>
 // CHECK-NEXT:   ^
 // CHECK-NEXT: {{//}} -----
@@ -58,7 +58,7 @@ func.func @target_i32(%x: tensor<3xf32>, %n: tensor<3xi32>) -> tensor<3xi32> {
   func.return %g : tensor<3xi32>
 }
 
-// CHECK:      invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.gradient' op target must be an f32 tensor, got tensor<3xi32>
+// CHECK:      invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.gradient' op target must be an f32 tensor, got tensor<3xi32> (target 0)
 // CHECK-NEXT:   %g = grad.gradient %l wrt %n : tensor<f32>, tensor<3xi32>
 // CHECK-NEXT:   ^
 // CHECK-NEXT: {{//}} -----
@@ -73,7 +73,7 @@ func.func @target_i1(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<3xi1> {
   func.return %gc : tensor<3xi1>
 }
 
-// CHECK:      invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.gradient' op target must be an f32 tensor, got tensor<3xi1>
+// CHECK:      invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.gradient' op target must be an f32 tensor, got tensor<3xi1> (target 1)
 // CHECK-NEXT:   %gx, %gc = grad.gradient %l wrt %x, %c : tensor<f32>, tensor<3xf32>, tensor<3xi1>
 // CHECK-NEXT:   ^
 // CHECK-NEXT: {{//}} -----
