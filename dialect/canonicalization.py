@@ -196,8 +196,11 @@ def constant_of(array: np.ndarray, type: TensorType) -> ConstOp:
     bits = flat.view(np.int32) if flat.dtype == np.float32 else flat
     if flat.size and np.all(bits == bits[0]):
         return ConstOp.splat(flat[0].item(), type)
-    values = flat.tolist()
-    return ConstOp(DenseIntOrFPElementsAttr.from_list(type, values), type)
+    dense = DenseIntOrFPElementsAttr.from_list(
+        type,  # pyright: ignore[reportArgumentType, reportCallIssue]
+        flat.tolist(),
+    )
+    return ConstOp(dense, type)
 
 
 class FoldConstants(RewritePattern):

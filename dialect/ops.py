@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     StringAttr,
     TensorType,
@@ -53,6 +54,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from gradopt.dialect.syntax import (
+    int_values,
     literal_attr,
     parse_attributes,
     parse_int_list,
@@ -74,8 +76,9 @@ from gradopt.dialect.types import (
     is_i1,
 )
 
-Kernel = Callable[..., np.ndarray]
-"""A NumPy function from an op's operand values to its result value."""
+Kernel = Callable[..., "np.ndarray | None"]
+"""A NumPy function from an op's operand values to its result value (None for
+`grad.store`, which writes its slot)."""
 
 
 class EvaluationError(Exception):
@@ -135,6 +138,7 @@ class ConstOp(GradOp):
         element = type.get_element_type()
         if element == f32:
             return cls(FloatAttr(float(np.float32(value)), f32), type)
+        assert isinstance(element, IntegerType)
         return cls(IntegerAttr(int(value), element), type)
 
     def verify_(self) -> None:
@@ -693,7 +697,7 @@ class ReduceOp(GradOp):
 
     @property
     def axis_list(self) -> tuple[int, ...]:
-        return tuple(int(a) for a in self.axes.get_values())
+        return int_values(self.axes)
 
     def verify_(self) -> None:
         source = check_tensor("input", self.input.type, (f32, i32))
@@ -775,7 +779,7 @@ class ShapeOp(GradOp, ABC):
     def int_list(self) -> tuple[int, ...]:
         values = self.properties[self.LIST_NAME]
         assert isinstance(values, DenseArrayBase)
-        return tuple(int(v) for v in values.get_values())
+        return int_values(values)
 
     def types(self) -> tuple[TensorType, TensorType]:
         source = check_tensor("input", self.input.type)
@@ -963,7 +967,7 @@ def _indexed_type(slot: MemRefType, count: int) -> TensorType:
 
 def _parse_slot_access(
     parser: Parser,
-) -> tuple[SSAValue, list[SSAValue], MemRefType, dict[str, Attribute]]:
+) -> tuple[SSAValue, Sequence[SSAValue], MemRefType, dict[str, Attribute]]:
     """Parse `%slot[%i, ...] attr-dict : memref<...>` (the indices optional)."""
     slot = parser.parse_unresolved_operand()
     indices = parser.parse_optional_comma_separated_list(

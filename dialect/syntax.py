@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -63,9 +64,14 @@ def parse_int_list(parser: Parser) -> DenseArrayBase:
     return DenseArrayBase.from_list(i64, values)
 
 
+def int_values(values: DenseArrayBase) -> tuple[int, ...]:
+    """The integers of an `array<i64: ...>` property."""
+    return cast(DenseArrayBase[IntegerType], values).get_values()
+
+
 def print_int_list(printer: Printer, values: DenseArrayBase) -> None:
     printer.print_string(" [")
-    printer.print_list(values.get_values(), lambda v: printer.print_string(str(v)))
+    printer.print_list(int_values(values), lambda v: printer.print_string(str(v)))
     printer.print_string("]")
 
 

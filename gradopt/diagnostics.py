@@ -101,7 +101,7 @@ def _check_dominance(op: Operation, visible: set[SSAValue] | None = None) -> Non
         if len(region.blocks) != 1:
             continue
         block = region.block
-        added = [*block.args]
+        added: list[SSAValue] = [*block.args]
         visible.update(block.args)
         for inner in block.ops:
             for index, operand in enumerate(inner.operands):
