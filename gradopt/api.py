@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
@@ -31,6 +32,12 @@ from gradopt.diagnostics import (
 from gradopt.dialect.ops import GradientOp, JvpOp, VjpOp
 from gradopt.dialect.types import dtype_of
 from gradopt.interpreter import Interpreter, RunError
+
+if TYPE_CHECKING:
+    from gradopt.iree import IreeModule
+
+BACKENDS = ("numpy", "iree")
+"""Where `run` runs a program: gradopt's NumPy interpreter, or IREE."""
 
 Inputs = Sequence[np.ndarray] | Mapping[int, np.ndarray]
 """Input arrays in order, or by index; those not given start as zeros."""
@@ -78,6 +85,7 @@ class Program:
                 program = parse_module(make_context(), program, filename)
             self.module = _prepared(program)
             self.interpreter = Interpreter(self.module)
+            self.iree_module: IreeModule | None = None
         except LocatedError as error:
             raise GradoptError(error, self.source) from None
         except OpError as error:
@@ -129,9 +137,15 @@ class Program:
         slots: Inputs | None = None,
         args: Inputs | None = None,
         entry: str = "main",
+        backend: str = "numpy",
     ) -> RunResult:
         """Run `entry` on copies of the inputs; the slots are updated in the
-        copies, which the result holds."""
+        copies, which the result holds. `backend` is `numpy` (the interpreter)
+        or `iree` (compiled by IREE on the first run, needs the `iree` extra)."""
+        if backend not in BACKENDS:
+            raise self.error(
+                backend, f"unknown backend: expected {' or '.join(BACKENDS)}"
+            )
         signature = self.signature(entry)
         slot_values = self.inputs("slot", signature.slots, slots)
         arg_values = self.inputs("arg", signature.args, args)
@@ -140,6 +154,10 @@ class Program:
             next(slot_order) if isinstance(type, MemRefType) else next(arg_order)
             for type in self.function(entry).function_type.inputs
         ]
+        if backend == "iree":
+            values = self.run_compiled(entry, arguments)
+            count = len(signature.results)
+            return RunResult(values[:count], values[count:])
         try:
             values = self.interpreter.call(entry, arguments)
         except OpError as error:
@@ -149,6 +167,20 @@ class Program:
             located = LocatedError(where, error.message)
             raise GradoptError(located, self.source) from None
         return RunResult([np.array(value) for value in values], slot_values)
+
+    def run_compiled(self, entry: str, arguments: list[np.ndarray]) -> list[np.ndarray]:
+        """The results and final slots of `entry` run by IREE; the program is
+        compiled on the first call (imported lazily: IREE is optional)."""
+        from gradopt.iree import BackendError, load
+
+        try:
+            if self.iree_module is None:
+                self.iree_module = load(self.module)
+            return self.iree_module.call(entry, arguments)
+        except OpError as error:
+            raise GradoptError(locate(error, self.filename), self.source) from None
+        except BackendError as error:
+            raise self.error(self.filename, str(error)) from None
 
     def inputs(
         self,
@@ -210,13 +242,15 @@ def run(
     args: Inputs | None = None,
     entry: str = "main",
     filename: str = "<input>",
+    backend: str = "numpy",
 ) -> RunResult:
     """Run `entry` of `program` (a module or its text) on NumPy inputs.
 
     `slots` and `args` are arrays for the entry's memref and tensor arguments,
     numbered in order among each kind, as a sequence or by index; each must have
     exactly the declared shape and dtype (float32, int32 or bool), and any not
-    given starts as zeros. The inputs are copied, never changed. Raises
+    given starts as zeros. The inputs are copied, never changed. `backend` is
+    `numpy` (the interpreter) or `iree` (needs the `iree` extra). Raises
     `GradoptError` for any error in the program, the inputs, or the run.
     """
-    return Program(program, filename).run(slots, args, entry)
+    return Program(program, filename).run(slots, args, entry, backend)

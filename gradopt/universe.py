@@ -29,10 +29,17 @@ def get_expand_jvp() -> type[ModulePass]:
     return ExpandJvpPass
 
 
+def get_convert_grad_to_standard() -> type[ModulePass]:
+    from gradopt.passes.convert_grad_to_standard import ConvertGradToStandardPass
+
+    return ConvertGradToStandardPass
+
+
 GRADOPT_UNIVERSE = Universe(
     all_dialects={"grad": get_grad_dialect},
     all_passes={
         "expand-gradient": get_expand_gradient,
         "expand-jvp": get_expand_jvp,
+        "convert-grad-to-standard": get_convert_grad_to_standard,
     },
 )

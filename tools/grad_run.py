@@ -20,7 +20,7 @@ from typing import NoReturn
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, TensorType
 
-from gradopt.api import GradoptError, Program
+from gradopt.api import BACKENDS, GradoptError, Program
 from gradopt.dialect.types import dtype_of
 
 _NUMBER = re.compile(
@@ -64,6 +64,13 @@ def _parser() -> _Parser:
             default=[],
             help=f"value of {name} N, numbered among the entry's {what} arguments",
         )
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="numpy",
+        help="run with gradopt's NumPy interpreter (numpy, the default) or "
+        "compiled by IREE (iree: needs the 'iree' extra)",
+    )
     parser.add_argument("--out", metavar="FILE.npz", help="also write the values")
     parser.add_argument("-q", "--quiet", action="store_true", help="print no values")
     return parser
@@ -221,7 +228,7 @@ def _run(text: str, options: argparse.Namespace) -> str:
     signature = program.signature(options.entry)
     slots = _inputs(program, "slot", options.slot, signature.slots)
     args = _inputs(program, "arg", options.arg, signature.args)
-    result = program.run(slots, args, options.entry)
+    result = program.run(slots, args, options.entry, options.backend)
     if options.out is not None:
         arrays = {f"result{i}": v for i, v in enumerate(result.results)}
         arrays |= {f"slot{i}": v for i, v in enumerate(result.slots)}

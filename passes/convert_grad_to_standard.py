@@ -1,0 +1,586 @@
+"""`convert-grad-to-standard`: lower every `grad` op to upstream MLIR dialects.
+
+The result is ordinary MLIR on tensors (`arith`, `math`, `linalg`, `tensor`,
+`func`, `scf`), which upstream tools such as `mlir-opt` and IREE compile, with
+the meaning SPEC §6 gives each op:
+
+- The slots are turned into tensors first (`slots_to_tensors`): each memref
+  argument becomes a tensor argument plus a result with its final contents.
+- Elementwise arithmetic is the `arith`/`math` op of the same name applied to
+  whole tensors: `max` is `arith.maximumf` (a NaN operand gives NaN, like
+  `numpy.maximum`), `idiv` and `mod` are `divsi` and `remsi` (rounding toward
+  zero), `shr` is the arithmetic `shrsi`, and `recip` is `1.0 / a`.
+- Comparisons, `where` and `cast` become a `linalg.generic` over their shape
+  whose body holds the scalar ops, since xDSL's `arith.cmpf`, `arith.cmpi`,
+  `arith.select` and conversion ops take scalars only. Comparisons are `olt`,
+  `oeq` and `une` (`!=` holds for NaN, as in NumPy). A cast from f32 to i32 is
+  `fptosi` of the value clamped into range, with NaN mapped to 0 first and
+  values at or above 2^31 selected to 2^31 - 1, since `fptosi` alone is
+  undefined out of range.
+- `reduce` is a `linalg.reduce` into a `linalg.fill`ed init holding the
+  identity of its kind: -0.0 for an f32 sum (so that a sum of -0.0 stays
+  -0.0, as NumPy's), -inf or INT_MIN for `max`, 1 for `mul`.
+- `broadcast` is a `linalg.broadcast`, after a `tensor.collapse_shape` that
+  drops the input dims of size 1 that expand; `permute` is a
+  `linalg.transpose`; `reshape` is a `tensor.collapse_shape`, an
+  `tensor.expand_shape`, or both through the flat shape; `dot` is a
+  `linalg.matmul` into a zero-filled init; `const` is an `arith.constant`.
+- `detach`, and a `cast` or `bitcast` to the same type, are their operand.
+
+Run-time checks of the interpreter have no counterpart: a zero divisor, a
+shift outside 0..31 and an out-of-range slot index give unspecified values.
+
+The differentiation ops must have been expanded (`expand-gradient`); any op
+left unexpanded, or that this pass cannot lower, is a located error naming it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from math import prod
+
+from xdsl.builder import Builder
+from xdsl.context import Context
+from xdsl.dialects import arith, linalg, math, tensor
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    ModuleOp,
+    TensorType,
+    f32,
+    i1,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.ir.affine import AffineMap
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from gradopt.diagnostics import OpError
+from gradopt.dialect import ops as grad
+from gradopt.passes.slots_to_tensors import convert_slots
+
+_I32_MIN, _I32_MAX = -(2**31), 2**31 - 1
+_F32_BELOW_2_31 = 2147483520.0
+"""The largest f32 below 2^31: the clamp bound that `fptosi` converts exactly."""
+
+
+def _tensor(value: SSAValue) -> TensorType:
+    assert isinstance(value.type, TensorType)
+    return value.type
+
+
+def _element(value: SSAValue) -> Attribute:
+    return _tensor(value).get_element_type()
+
+
+def scalar(value: float | int | bool, element: Attribute) -> arith.ConstantOp:
+    """An `arith.constant` of one f32, i32 or i1 scalar."""
+    if element == f32:
+        return arith.ConstantOp(FloatAttr(float(value), f32))
+    assert element in (i32, i1)
+    return arith.ConstantOp(IntegerAttr(int(value), element))
+
+
+def splat(value: float | int | bool, type: TensorType) -> arith.ConstantOp:
+    """An `arith.constant` of `type` with every element `value`."""
+    data = [float(value)] if type.get_element_type() == f32 else [int(value)]
+    return arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(type, data))
+
+
+def filled(value: float | int, type: TensorType) -> list[Operation]:
+    """`tensor.empty` of `type` filled with `value`: the init of a reduction
+    or a matmul (the last op's result)."""
+    empty = tensor.EmptyOp((), type)
+    fill_value = scalar(value, type.get_element_type())
+    return [empty, fill_value, linalg.FillOp((fill_value.result,), (empty.tensor,))]
+
+
+ScalarBody = Callable[[Sequence[BlockArgument]], SSAValue]
+"""Builds, with the implicit builder, the scalar ops of an elementwise body from
+the operands' scalars; returns the result."""
+
+
+def elementwise(
+    operands: Sequence[SSAValue], type: TensorType, body: ScalarBody
+) -> list[Operation]:
+    """A `linalg.generic` mapping `body` over operands and a result of one shape
+    (the last op's result)."""
+    empty = tensor.EmptyOp((), type)
+    rank = type.get_num_dims()
+    identity = AffineMapAttr(AffineMap.identity(rank))
+    element_types = [_element(v) for v in operands]
+
+    @Builder.implicit_region([*element_types, type.get_element_type()])
+    def region(args: tuple[BlockArgument, ...]) -> None:
+        linalg.YieldOp(body(args[:-1]))
+
+    generic = linalg.GenericOp(
+        operands,
+        [empty.tensor],
+        region,
+        [identity] * (len(operands) + 1),
+        [linalg.IteratorTypeAttr.parallel()] * rank,
+        [type],
+    )
+    return [empty, generic]
+
+
+# --- elementwise ------------------------------------------------------------
+
+_FLOAT_OPS: dict[type[Operation], type[Operation]] = {
+    grad.AddOp: arith.AddfOp,
+    grad.MulOp: arith.MulfOp,
+    grad.NegOp: arith.NegfOp,
+    grad.Exp2Op: math.Exp2Op,
+    grad.Log2Op: math.Log2Op,
+    grad.SqrtOp: math.SqrtOp,
+    grad.SinOp: math.SinOp,
+}
+"""The f32 ops that are one `arith` or `math` op on whole tensors."""
+
+_INTEGER_OPS: dict[type[Operation], type[Operation]] = {
+    grad.AddOp: arith.AddiOp,
+    grad.MulOp: arith.MuliOp,
+    grad.MaxOp: arith.MaxSIOp,
+    grad.AndOp: arith.AndIOp,
+    grad.OrOp: arith.OrIOp,
+    grad.XorOp: arith.XOrIOp,
+    grad.ShlOp: arith.ShLIOp,
+    grad.ShrOp: arith.ShRSIOp,
+}
+"""The i32 (and i1) ops that are one `arith` op on whole tensors."""
+
+
+class LowerArith(RewritePattern):
+    """`grad.add %a, %b : T` -> `arith.addf %a, %b : T`, and the like."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not isinstance(op, grad.GradOp) or not op.operands:
+            return
+        table = _FLOAT_OPS if _element(op.operands[0]) == f32 else _INTEGER_OPS
+        if (lowered := table.get(type(op))) is not None:
+            rewriter.replace_op(op, lowered(*op.operands))
+
+
+class LowerIntegerNeg(RewritePattern):
+    """`grad.neg` of i32 -> `arith.subi 0, %a` (arith has no integer negation)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.NegOp, rewriter: PatternRewriter, /):
+        if _element(op.input) == f32:
+            return
+        zero = splat(0, _tensor(op.input))
+        rewriter.replace_op(op, [zero, arith.SubiOp(zero, op.input)])
+
+
+class LowerRecip(RewritePattern):
+    """`grad.recip %a` -> `arith.divf 1.0, %a`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.RecipOp, rewriter: PatternRewriter, /):
+        one = splat(1.0, _tensor(op.input))
+        rewriter.replace_op(op, [one, arith.DivfOp(one, op.input)])
+
+
+_PREDICATES: dict[type[Operation], tuple[str, str]] = {
+    grad.CmpLtOp: ("olt", "slt"),
+    grad.CmpEqOp: ("oeq", "eq"),
+    grad.CmpNeOp: ("une", "ne"),
+}
+"""The `arith.cmpf` and `arith.cmpi` predicates of each comparison."""
+
+
+class LowerCompare(RewritePattern):
+    """`grad.cmplt %a, %b` -> `linalg.generic` of `arith.cmpf olt` (f32) or
+    `arith.cmpi slt` (i32, i1)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self,
+        op: grad.CmpLtOp | grad.CmpEqOp | grad.CmpNeOp,
+        rewriter: PatternRewriter,
+        /,
+    ):
+        float_predicate, integer_predicate = _PREDICATES[type(op)]
+
+        def compare(args: Sequence[BlockArgument]) -> SSAValue:
+            if _element(op.lhs) == f32:
+                return arith.CmpfOp(args[0], args[1], float_predicate).result
+            return arith.CmpiOp(args[0], args[1], integer_predicate).result
+
+        rewriter.replace_op(op, elementwise(op.operands, _tensor(op.result), compare))
+
+
+class LowerWhere(RewritePattern):
+    """`grad.where %c, %a, %b` -> `linalg.generic` of `arith.select`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.WhereOp, rewriter: PatternRewriter, /):
+        def select(args: Sequence[BlockArgument]) -> SSAValue:
+            return arith.SelectOp(*args).result
+
+        rewriter.replace_op(op, elementwise(op.operands, _tensor(op.result), select))
+
+
+def _maximum(args: Sequence[BlockArgument]) -> SSAValue:
+    """NumPy's `maximum` of two f32 scalars: `a` if it is NaN or greater, else
+    `b`. Unlike `arith.maximumf` (IEEE 754-2019 `maximum`, where -0.0 < +0.0)
+    it gives `b` for two zeros, as NumPy does, so the result is bit-exact."""
+    a, b = args
+    greater = arith.SelectOp(arith.CmpfOp(a, b, "ogt"), a, b)
+    return arith.SelectOp(arith.CmpfOp(a, a, "uno"), a, greater).result
+
+
+class LowerFloatMax(RewritePattern):
+    """`grad.max` of f32 -> `linalg.generic` of NumPy's `maximum` (a NaN
+    operand gives NaN)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.MaxOp, rewriter: PatternRewriter, /):
+        if _element(op.lhs) == f32:
+            rewriter.replace_op(
+                op, elementwise(op.operands, _tensor(op.result), _maximum)
+            )
+
+
+def _divide(
+    divide: type[arith.DivSIOp | arith.RemSIOp],
+) -> ScalarBody:
+    """`divide` of two i32 scalars with the divisor made 1 where it is 0 or
+    where the quotient overflows (INT_MIN / -1), either of which would trap
+    on the CPU: then `idiv` gives the dividend (INT_MIN wrapped, as NumPy) and
+    `mod` 0; a zero divisor is a run-time error in the interpreter only."""
+
+    def body(args: Sequence[BlockArgument]) -> SSAValue:
+        a, b = args
+        zero = arith.CmpiOp(b, scalar(0, i32), "eq")
+        minimum = arith.CmpiOp(a, scalar(_I32_MIN, i32), "eq")
+        minus_one = arith.CmpiOp(b, scalar(-1, i32), "eq")
+        overflow = arith.AndIOp(minimum, minus_one)
+        unsafe = arith.OrIOp(zero, overflow)
+        divisor = arith.SelectOp(unsafe, scalar(1, i32), b)
+        return divide(a, divisor).result
+
+    return body
+
+
+class LowerDivision(RewritePattern):
+    """`grad.idiv` and `grad.mod` -> `linalg.generic` of `arith.divsi` and
+    `arith.remsi` (rounding toward zero, as C) with a guarded divisor."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: grad.IDivOp | grad.ModOp, rewriter: PatternRewriter, /
+    ):
+        divide = arith.DivSIOp if isinstance(op, grad.IDivOp) else arith.RemSIOp
+        rewriter.replace_op(
+            op, elementwise(op.operands, _tensor(op.result), _divide(divide))
+        )
+
+
+def _to_i32(value: SSAValue) -> SSAValue:
+    """f32 -> i32 rounding toward zero, saturating, NaN -> 0 (scalar ops)."""
+    is_nan = arith.CmpfOp(value, value, "uno")
+    zero = scalar(0.0, f32)
+    number = arith.SelectOp(is_nan, zero, value)
+    low = arith.MaximumfOp(number, scalar(float(_I32_MIN), f32))
+    clamped = arith.MinimumfOp(low, scalar(_F32_BELOW_2_31, f32))
+    converted = arith.FPToSIOp(clamped, i32)
+    too_big = arith.CmpfOp(value, scalar(2.0**31, f32), "oge")
+    return arith.SelectOp(too_big, scalar(_I32_MAX, i32), converted).result
+
+
+def _convert(value: SSAValue, source: Attribute, target: Attribute) -> SSAValue:
+    """One scalar converted as `grad.cast` converts it (source != target)."""
+    if target == i1:
+        if source == f32:
+            return arith.CmpfOp(value, scalar(0.0, f32), "une").result
+        return arith.CmpiOp(value, scalar(0, source), "ne").result
+    if source == i1:
+        if target == f32:
+            return arith.UIToFPOp(value, f32).result
+        return arith.ExtUIOp(value, i32).result
+    if target == f32:
+        return arith.SIToFPOp(value, f32).result
+    return _to_i32(value)
+
+
+class LowerCast(RewritePattern):
+    """`grad.cast` -> its operand for the same type, else `linalg.generic` of
+    the scalar conversion."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.CastOp, rewriter: PatternRewriter, /):
+        source, target = op.conversion()
+        if source == target:
+            rewriter.replace_op(op, (), (op.input,))
+            return
+
+        def convert(args: Sequence[BlockArgument]) -> SSAValue:
+            return _convert(args[0], source, target)
+
+        rewriter.replace_op(op, elementwise([op.input], _tensor(op.result), convert))
+
+
+class LowerBitcast(RewritePattern):
+    """`grad.bitcast` -> `arith.bitcast`, or its operand for the same type."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.BitcastOp, rewriter: PatternRewriter, /):
+        if op.input.type == op.result.type:
+            rewriter.replace_op(op, (), (op.input,))
+        else:
+            rewriter.replace_op(op, arith.BitcastOp(op.input, op.result.type))
+
+
+class LowerDetach(RewritePattern):
+    """`grad.detach %a` -> `%a`: it only matters to differentiation."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.DetachOp, rewriter: PatternRewriter, /):
+        rewriter.replace_op(op, (), (op.input,))
+
+
+class LowerConst(RewritePattern):
+    """`grad.const` -> `arith.constant` of a dense tensor."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.ConstOp, rewriter: PatternRewriter, /):
+        if isinstance(op.value, DenseIntOrFPElementsAttr):
+            rewriter.replace_op(op, arith.ConstantOp(op.value))
+        else:
+            rewriter.replace_op(op, splat(op.value.value.data, _tensor(op.result)))
+
+
+# --- shapes -----------------------------------------------------------------
+
+_REDUCE_IDENTITIES: dict[tuple[str, Attribute], float | int] = {
+    ("add", f32): -0.0,
+    ("mul", f32): 1.0,
+    ("max", f32): float("-inf"),
+    ("add", i32): 0,
+    ("mul", i32): 1,
+    ("max", i32): _I32_MIN,
+}
+"""The init of each reduction: x combined with it is x, bit for bit."""
+
+_REDUCE_OPS: dict[tuple[str, Attribute], type[Operation]] = {
+    ("add", f32): arith.AddfOp,
+    ("mul", f32): arith.MulfOp,
+    ("max", f32): arith.MaximumfOp,
+    ("add", i32): arith.AddiOp,
+    ("mul", i32): arith.MuliOp,
+    ("max", i32): arith.MaxSIOp,
+}
+
+
+class LowerReduce(RewritePattern):
+    """`grad.reduce add %a [axes]` -> `linalg.reduce` over `axes` into a filled
+    init."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.ReduceOp, rewriter: PatternRewriter, /):
+        key = (op.kind.data, _element(op.input))
+        init = filled(_REDUCE_IDENTITIES[key], _tensor(op.result))
+        combine = _REDUCE_OPS[key]
+
+        @Builder.implicit_region([key[1], key[1]])
+        def region(args: tuple[BlockArgument, ...]) -> None:
+            linalg.YieldOp(combine(args[0], args[1]))
+
+        reduce = linalg.ReduceOp(op.input, init[-1].results[0], op.axes, region)
+        rewriter.replace_op(op, [*init, reduce])
+
+
+def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr:
+    return ArrayAttr(
+        [ArrayAttr([IntegerAttr(i, i64) for i in group]) for group in groups]
+    )
+
+
+def _groups(long: Sequence[int], short: Sequence[int]) -> list[list[int]] | None:
+    """How the dims of `long` group into those of `short` (each group a run of
+    dims whose sizes multiply to one dim of `short`), or None if they do not."""
+    if not short:
+        return [] if all(size == 1 for size in long) else None
+    groups: list[list[int]] = []
+    position = 0
+    for size in short:
+        if position == len(long):
+            return None
+        group, product = [position], long[position]
+        position += 1
+        while product < size and position < len(long):
+            group.append(position)
+            product *= long[position]
+            position += 1
+        if product != size:
+            return None
+        groups.append(group)
+    if any(size != 1 for size in long[position:]):
+        return None
+    groups[-1] += range(position, len(long))
+    return groups
+
+
+def collapse(value: SSAValue, type: TensorType) -> Operation:
+    """`tensor.collapse_shape` of `value` to `type`, which its shape groups into."""
+    groups = _groups(_tensor(value).get_shape(), type.get_shape())
+    assert groups is not None
+    return tensor.CollapseShapeOp.create(
+        operands=[value],
+        result_types=[type],
+        properties={"reassociation": _reassociation(groups)},
+    )
+
+
+def expand(value: SSAValue, type: TensorType) -> Operation:
+    """`tensor.expand_shape` of `value` to `type`, whose shape groups into it."""
+    groups = _groups(type.get_shape(), _tensor(value).get_shape())
+    assert groups is not None
+    return tensor.ExpandShapeOp(
+        value, [], _reassociation(groups), type.get_shape(), type
+    )
+
+
+def reshaped(value: SSAValue, type: TensorType) -> list[Operation]:
+    """The ops giving `value` in `type` (same elements, row-major): one
+    collapse or expand where the shapes group into one another, else a
+    collapse to the flat shape and an expand from it."""
+    source = _tensor(value).get_shape()
+    target = type.get_shape()
+    if len(source) > len(target) and _groups(source, target) is not None:
+        return [collapse(value, type)]
+    if len(source) < len(target) and _groups(target, source) is not None:
+        return [expand(value, type)]
+    flat = TensorType(type.get_element_type(), [prod(target)])
+    first = collapse(value, flat)
+    return [first, expand(first.results[0], type)]
+
+
+class LowerReshape(RewritePattern):
+    """`grad.reshape` -> `tensor.collapse_shape` and/or `tensor.expand_shape`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.ReshapeOp, rewriter: PatternRewriter, /):
+        if op.input.type == op.result.type:
+            rewriter.replace_op(op, (), (op.input,))
+        else:
+            rewriter.replace_op(op, reshaped(op.input, _tensor(op.result)))
+
+
+class LowerBroadcast(RewritePattern):
+    """`grad.broadcast %a [dims]` -> `linalg.broadcast` adding the output dims
+    not in `dims`, after collapsing away the input dims of size 1 that
+    expand (linalg.broadcast only adds dims)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.BroadcastOp, rewriter: PatternRewriter, /):
+        source, target = _tensor(op.input), _tensor(op.result)
+        if source == target:
+            rewriter.replace_op(op, (), (op.input,))
+            return
+        kept = [
+            (size, d)
+            for size, d in zip(source.get_shape(), op.int_list(), strict=True)
+            if size == target.get_shape()[d]
+        ]
+        new_ops: list[Operation] = []
+        input = op.input
+        if len(kept) < source.get_num_dims():
+            narrow = TensorType(source.get_element_type(), [s for s, _ in kept])
+            new_ops.append(collapse(op.input, narrow))
+            input = new_ops[-1].results[0]
+        mapped = {d for _, d in kept}
+        added = [d for d in range(target.get_num_dims()) if d not in mapped]
+        empty = tensor.EmptyOp((), target)
+        broadcast = linalg.BroadcastOp(
+            input, empty.tensor, DenseArrayBase.from_list(i64, added)
+        )
+        rewriter.replace_op(op, [*new_ops, empty, broadcast])
+
+
+class LowerPermute(RewritePattern):
+    """`grad.permute %a [perm]` -> `linalg.transpose` with the same permutation
+    (output dim i is input dim perm[i] in both)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.PermuteOp, rewriter: PatternRewriter, /):
+        empty = tensor.EmptyOp((), op.result.type)
+        transpose = linalg.TransposeOp(op.input, empty.tensor, op.perm)
+        rewriter.replace_op(op, [empty, transpose])
+
+
+class LowerDot(RewritePattern):
+    """`grad.dot` -> `linalg.matmul` into a zero-filled init."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.DotOp, rewriter: PatternRewriter, /):
+        init = filled(0.0, _tensor(op.result))
+        matmul = linalg.MatmulOp((op.lhs, op.rhs), (init[-1].results[0],))
+        rewriter.replace_op(op, [*init, matmul])
+
+
+PATTERNS: tuple[RewritePattern, ...] = (
+    LowerConst(),
+    LowerArith(),
+    LowerIntegerNeg(),
+    LowerFloatMax(),
+    LowerRecip(),
+    LowerCompare(),
+    LowerWhere(),
+    LowerDivision(),
+    LowerCast(),
+    LowerBitcast(),
+    LowerDetach(),
+    LowerReduce(),
+    LowerBroadcast(),
+    LowerPermute(),
+    LowerReshape(),
+    LowerDot(),
+)
+
+
+def _check_expanded(module: ModuleOp) -> None:
+    for op in module.walk():
+        if isinstance(op, grad.DifferentiationOp):
+            raise OpError(
+                op,
+                "must be expanded before lowering: run expand-gradient before "
+                "convert-grad-to-standard",
+            )
+
+
+def _check_lowered(module: ModuleOp) -> None:
+    for op in module.walk():
+        if op.dialect_name() == "grad":
+            raise OpError(op, "has no lowering to upstream dialects")
+
+
+@dataclass(frozen=True)
+class ConvertGradToStandardPass(ModulePass):
+    """Lower every `grad` op to `arith`, `math`, `linalg` and `tensor` on
+    tensors, with the slots turned into arguments and results."""
+
+    name = "convert-grad-to-standard"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        _check_expanded(op)
+        convert_slots(op)
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(list(PATTERNS)), apply_recursively=False
+        ).rewrite_module(op)
+        _check_lowered(op)
