@@ -20,6 +20,7 @@ from xdsl.ir import AttributeInvT, Operation, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,10 @@ class LocatedParser(Parser):
         self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
         self._first_uses: dict[str, int] = {}
 
+    def at_end(self) -> bool:
+        """Whether nothing but whitespace and comments is left."""
+        return self._current_token.kind == MLIRTokenKind.EOF
+
     def location(self, position: int) -> Location:
         line = bisect_right(self._line_starts, position)
         column = position - self._line_starts[line - 1] + 1
@@ -178,6 +183,8 @@ def parse_module(
 ) -> ModuleOp:
     """Parse `text`, raising a `LocatedError` for any problem in it."""
     parser = LocatedParser(ctx, text, name, line_offset)
+    if implicit and parser.at_end():
+        return ModuleOp([])  # an empty input is an empty module, as in MLIR
     try:
         return parser.parse_module(implicit)
     except ParseError as error:
