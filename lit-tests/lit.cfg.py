@@ -1,4 +1,5 @@
 # ruff: noqa: F821  (lit injects `config`)
+import importlib.util
 import os
 import sys
 
@@ -37,3 +38,7 @@ config.substitutions.append(
 # `EXIT_STATUS cmd ...` prints cmd's output, then `exit status: N`
 exit_status = os.path.join(config.test_source_root, "inputs", "exit_status.py")
 config.substitutions.append(("EXIT_STATUS", f"{sys.executable} {exit_status}"))
+
+# tests that run programs on IREE (the `iree` extra) say `REQUIRES: iree`
+if all(importlib.util.find_spec(m) for m in ("iree.compiler", "iree.runtime")):
+    config.available_features.add("iree")

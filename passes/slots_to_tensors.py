@@ -121,8 +121,8 @@ class SlotsToTensors:
         current: Slots = {}
         for arg in list(block.args):
             if isinstance(arg.type, MemRefType):
-                value = block.insert_arg(tensor_of(arg.type), arg.index)
-                current[arg] = value
+                current[arg] = block.insert_arg(tensor_of(arg.type), arg.index)
+                current[arg].name_hint = arg.name_hint
         self.convert_block(block, current)
         for slot in current:
             assert isinstance(slot, BlockArgument)
@@ -144,12 +144,13 @@ class SlotsToTensors:
                 else:
                     block.insert_op_before(write, op)
                     current[op.slot] = write.results[0]
+                    current[op.slot].name_hint = op.slot.name_hint
                 Rewriter.erase_op(op)
             elif isinstance(op, func.CallOp):
                 self.convert_call(op, current)
             elif isinstance(op, scf.ForOp):
                 self.convert_loop(op, current)
-            elif isinstance(op, func.ReturnOp):
+            elif isinstance(op, func.ReturnOp) and not _slot_operands(op):
                 Rewriter.replace_op(op, func.ReturnOp(*op.arguments, *current.values()))
             elif any(_slot_operands(inner) for inner in op.walk()):
                 raise OpError(
@@ -189,6 +190,7 @@ class SlotsToTensors:
         Rewriter.replace_op(op, call, call.results[:count])
         for slot, final in zip(slots, call.results[count:], strict=True):
             current[slot] = final
+            final.name_hint = slot.name_hint
 
     def convert_loop(self, op: scf.ForOp, current: Slots) -> None:
         body = op.body.block
@@ -196,6 +198,7 @@ class SlotsToTensors:
         inner = dict(current)
         for slot in carried:
             inner[slot] = body.insert_arg(current[slot].type, len(body.args))
+            inner[slot].name_hint = slot.name_hint
         self.convert_block(body, inner)
         yield_op = body.last_op
         assert isinstance(yield_op, scf.YieldOp)
@@ -214,6 +217,7 @@ class SlotsToTensors:
         Rewriter.replace_op(op, loop, loop.results[:count])
         for slot, final in zip(carried, loop.results[count:], strict=True):
             current[slot] = final
+            final.name_hint = slot.name_hint
 
 
 def convert_slots(module: ModuleOp) -> None:
