@@ -6,17 +6,24 @@ the meaning SPEC §6 gives each op:
 
 - The slots are turned into tensors first (`slots_to_tensors`): each memref
   argument becomes a tensor argument plus a result with its final contents.
-- Elementwise arithmetic is the `arith`/`math` op of the same name applied to
-  whole tensors: `max` is `arith.maximumf` (a NaN operand gives NaN, like
-  `numpy.maximum`), `idiv` and `mod` are `divsi` and `remsi` (rounding toward
-  zero), `shr` is the arithmetic `shrsi`, and `recip` is `1.0 / a`.
-- Comparisons, `where` and `cast` become a `linalg.generic` over their shape
-  whose body holds the scalar ops, since xDSL's `arith.cmpf`, `arith.cmpi`,
-  `arith.select` and conversion ops take scalars only. Comparisons are `olt`,
-  `oeq` and `une` (`!=` holds for NaN, as in NumPy). A cast from f32 to i32 is
-  `fptosi` of the value clamped into range, with NaN mapped to 0 first and
-  values at or above 2^31 selected to 2^31 - 1, since `fptosi` alone is
-  undefined out of range.
+- Elementwise arithmetic is the `arith` or `math` op of the same name on
+  whole tensors (`shr` is the arithmetic `shrsi`, `recip` is `1.0 / a`, i32
+  `neg` is `0 - a`).
+- The rest of the elementwise ops become a `linalg.generic` over their shape
+  whose body holds scalar ops, since xDSL's `arith.cmpf`, `arith.cmpi`,
+  `arith.select` and conversion ops take scalars only:
+  - comparisons are `olt`, `oeq` and `une` (`!=` holds for NaN, as in NumPy),
+    `slt`, `eq` and `ne` for integers; `where` is `arith.select`;
+  - f32 `max` is NumPy's `maximum`, `a` if it is NaN or greater, else `b`: NaN
+    propagates as with `arith.maximumf`, and two zeros give `b` where
+    `arith.maximumf` would give +0.0, so the result is bit-exact;
+  - `idiv` and `mod` are `divsi` and `remsi` (rounding toward zero, as C) with
+    the divisor made 1 where it is 0 or where the quotient overflows
+    (INT_MIN / -1): the CPU traps on both, which would kill the process;
+  - a cast from f32 to i32 is `fptosi` of the value with NaN made 0 and
+    clamped into range, and 2^31 - 1 for values at or above 2^31, since
+    `fptosi` alone is undefined out of range; to i1 is `!= 0`, from i1
+    `uitofp` or `extui`, from i32 to f32 `sitofp`.
 - `reduce` is a `linalg.reduce` into a `linalg.fill`ed init holding the
   identity of its kind: -0.0 for an f32 sum (so that a sum of -0.0 stays
   -0.0, as NumPy's), -inf or INT_MIN for `max`, 1 for `mul`.
@@ -27,7 +34,7 @@ the meaning SPEC §6 gives each op:
   `linalg.matmul` into a zero-filled init; `const` is an `arith.constant`.
 - `detach`, and a `cast` or `bitcast` to the same type, are their operand.
 
-Run-time checks of the interpreter have no counterpart: a zero divisor, a
+Run-time errors of the interpreter have no counterpart: a zero divisor, a
 shift outside 0..31 and an out-of-range slot index give unspecified values.
 
 The differentiation ops must have been expanded (`expand-gradient`); any op
@@ -42,7 +49,7 @@ from math import prod
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import arith, linalg, math, tensor
+from xdsl.dialects import arith, math, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
@@ -57,6 +64,8 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
@@ -87,11 +96,11 @@ def _element(value: SSAValue) -> Attribute:
 
 
 def scalar(value: float | int | bool, element: Attribute) -> arith.ConstantOp:
-    """An `arith.constant` of one f32, i32 or i1 scalar."""
+    """An `arith.constant` of one f32 or i32 scalar."""
     if element == f32:
         return arith.ConstantOp(FloatAttr(float(value), f32))
-    assert element in (i32, i1)
-    return arith.ConstantOp(IntegerAttr(int(value), element))
+    assert element == i32
+    return arith.ConstantOp(IntegerAttr(int(value), i32))
 
 
 def splat(value: float | int | bool, type: TensorType) -> arith.ConstantOp:
@@ -132,7 +141,7 @@ def elementwise(
         [empty.tensor],
         region,
         [identity] * (len(operands) + 1),
-        [linalg.IteratorTypeAttr.parallel()] * rank,
+        [IteratorTypeAttr.parallel()] * rank,
         [type],
     )
     return [empty, generic]
@@ -140,7 +149,7 @@ def elementwise(
 
 # --- elementwise ------------------------------------------------------------
 
-_FLOAT_OPS: dict[type[Operation], type[Operation]] = {
+_FLOAT_OPS: dict[type[Operation], Callable[..., Operation]] = {
     grad.AddOp: arith.AddfOp,
     grad.MulOp: arith.MulfOp,
     grad.NegOp: arith.NegfOp,
@@ -151,7 +160,7 @@ _FLOAT_OPS: dict[type[Operation], type[Operation]] = {
 }
 """The f32 ops that are one `arith` or `math` op on whole tensors."""
 
-_INTEGER_OPS: dict[type[Operation], type[Operation]] = {
+_INTEGER_OPS: dict[type[Operation], Callable[..., Operation]] = {
     grad.AddOp: arith.AddiOp,
     grad.MulOp: arith.MuliOp,
     grad.MaxOp: arith.MaxSIOp,
@@ -172,7 +181,7 @@ class LowerArith(RewritePattern):
             return
         table = _FLOAT_OPS if _element(op.operands[0]) == f32 else _INTEGER_OPS
         if (lowered := table.get(type(op))) is not None:
-            rewriter.replace_op(op, lowered(*op.operands))
+            rewriter.replace(op, lowered(*op.operands))
 
 
 class LowerIntegerNeg(RewritePattern):
@@ -183,7 +192,7 @@ class LowerIntegerNeg(RewritePattern):
         if _element(op.input) == f32:
             return
         zero = splat(0, _tensor(op.input))
-        rewriter.replace_op(op, [zero, arith.SubiOp(zero, op.input)])
+        rewriter.replace(op, [zero, arith.SubiOp(zero, op.input)])
 
 
 class LowerRecip(RewritePattern):
@@ -192,7 +201,7 @@ class LowerRecip(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.RecipOp, rewriter: PatternRewriter, /):
         one = splat(1.0, _tensor(op.input))
-        rewriter.replace_op(op, [one, arith.DivfOp(one, op.input)])
+        rewriter.replace(op, [one, arith.DivfOp(one, op.input)])
 
 
 _PREDICATES: dict[type[Operation], tuple[str, str]] = {
@@ -221,7 +230,7 @@ class LowerCompare(RewritePattern):
                 return arith.CmpfOp(args[0], args[1], float_predicate).result
             return arith.CmpiOp(args[0], args[1], integer_predicate).result
 
-        rewriter.replace_op(op, elementwise(op.operands, _tensor(op.result), compare))
+        rewriter.replace(op, elementwise(op.operands, _tensor(op.result), compare))
 
 
 class LowerWhere(RewritePattern):
@@ -232,7 +241,7 @@ class LowerWhere(RewritePattern):
         def select(args: Sequence[BlockArgument]) -> SSAValue:
             return arith.SelectOp(*args).result
 
-        rewriter.replace_op(op, elementwise(op.operands, _tensor(op.result), select))
+        rewriter.replace(op, elementwise(op.operands, _tensor(op.result), select))
 
 
 def _maximum(args: Sequence[BlockArgument]) -> SSAValue:
@@ -251,9 +260,7 @@ class LowerFloatMax(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.MaxOp, rewriter: PatternRewriter, /):
         if _element(op.lhs) == f32:
-            rewriter.replace_op(
-                op, elementwise(op.operands, _tensor(op.result), _maximum)
-            )
+            rewriter.replace(op, elementwise(op.operands, _tensor(op.result), _maximum))
 
 
 def _divide(
@@ -286,7 +293,7 @@ class LowerDivision(RewritePattern):
         self, op: grad.IDivOp | grad.ModOp, rewriter: PatternRewriter, /
     ):
         divide = arith.DivSIOp if isinstance(op, grad.IDivOp) else arith.RemSIOp
-        rewriter.replace_op(
+        rewriter.replace(
             op, elementwise(op.operands, _tensor(op.result), _divide(divide))
         )
 
@@ -326,13 +333,13 @@ class LowerCast(RewritePattern):
     def match_and_rewrite(self, op: grad.CastOp, rewriter: PatternRewriter, /):
         source, target = op.conversion()
         if source == target:
-            rewriter.replace_op(op, (), (op.input,))
+            rewriter.replace(op, (), (op.input,))
             return
 
         def convert(args: Sequence[BlockArgument]) -> SSAValue:
             return _convert(args[0], source, target)
 
-        rewriter.replace_op(op, elementwise([op.input], _tensor(op.result), convert))
+        rewriter.replace(op, elementwise([op.input], _tensor(op.result), convert))
 
 
 class LowerBitcast(RewritePattern):
@@ -341,9 +348,9 @@ class LowerBitcast(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.BitcastOp, rewriter: PatternRewriter, /):
         if op.input.type == op.result.type:
-            rewriter.replace_op(op, (), (op.input,))
+            rewriter.replace(op, (), (op.input,))
         else:
-            rewriter.replace_op(op, arith.BitcastOp(op.input, op.result.type))
+            rewriter.replace(op, arith.BitcastOp(op.input, op.result.type))
 
 
 class LowerDetach(RewritePattern):
@@ -351,7 +358,7 @@ class LowerDetach(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.DetachOp, rewriter: PatternRewriter, /):
-        rewriter.replace_op(op, (), (op.input,))
+        rewriter.replace(op, (), (op.input,))
 
 
 class LowerConst(RewritePattern):
@@ -360,9 +367,9 @@ class LowerConst(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.ConstOp, rewriter: PatternRewriter, /):
         if isinstance(op.value, DenseIntOrFPElementsAttr):
-            rewriter.replace_op(op, arith.ConstantOp(op.value))
+            rewriter.replace(op, arith.ConstantOp(op.value))
         else:
-            rewriter.replace_op(op, splat(op.value.value.data, _tensor(op.result)))
+            rewriter.replace(op, splat(op.value.value.data, _tensor(op.result)))
 
 
 # --- shapes -----------------------------------------------------------------
@@ -377,7 +384,7 @@ _REDUCE_IDENTITIES: dict[tuple[str, Attribute], float | int] = {
 }
 """The init of each reduction: x combined with it is x, bit for bit."""
 
-_REDUCE_OPS: dict[tuple[str, Attribute], type[Operation]] = {
+_REDUCE_OPS: dict[tuple[str, Attribute], Callable[[SSAValue, SSAValue], Operation]] = {
     ("add", f32): arith.AddfOp,
     ("mul", f32): arith.MulfOp,
     ("max", f32): arith.MaximumfOp,
@@ -402,10 +409,12 @@ class LowerReduce(RewritePattern):
             linalg.YieldOp(combine(args[0], args[1]))
 
         reduce = linalg.ReduceOp(op.input, init[-1].results[0], op.axes, region)
-        rewriter.replace_op(op, [*init, reduce])
+        rewriter.replace(op, [*init, reduce])
 
 
-def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr:
+def _reassociation(
+    groups: Sequence[Sequence[int]],
+) -> ArrayAttr[ArrayAttr[IntegerAttr]]:
     return ArrayAttr(
         [ArrayAttr([IntegerAttr(i, i64) for i in group]) for group in groups]
     )
@@ -477,9 +486,9 @@ class LowerReshape(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.ReshapeOp, rewriter: PatternRewriter, /):
         if op.input.type == op.result.type:
-            rewriter.replace_op(op, (), (op.input,))
+            rewriter.replace(op, (), (op.input,))
         else:
-            rewriter.replace_op(op, reshaped(op.input, _tensor(op.result)))
+            rewriter.replace(op, reshaped(op.input, _tensor(op.result)))
 
 
 class LowerBroadcast(RewritePattern):
@@ -491,7 +500,7 @@ class LowerBroadcast(RewritePattern):
     def match_and_rewrite(self, op: grad.BroadcastOp, rewriter: PatternRewriter, /):
         source, target = _tensor(op.input), _tensor(op.result)
         if source == target:
-            rewriter.replace_op(op, (), (op.input,))
+            rewriter.replace(op, (), (op.input,))
             return
         kept = [
             (size, d)
@@ -510,7 +519,7 @@ class LowerBroadcast(RewritePattern):
         broadcast = linalg.BroadcastOp(
             input, empty.tensor, DenseArrayBase.from_list(i64, added)
         )
-        rewriter.replace_op(op, [*new_ops, empty, broadcast])
+        rewriter.replace(op, [*new_ops, empty, broadcast])
 
 
 class LowerPermute(RewritePattern):
@@ -521,7 +530,7 @@ class LowerPermute(RewritePattern):
     def match_and_rewrite(self, op: grad.PermuteOp, rewriter: PatternRewriter, /):
         empty = tensor.EmptyOp((), op.result.type)
         transpose = linalg.TransposeOp(op.input, empty.tensor, op.perm)
-        rewriter.replace_op(op, [empty, transpose])
+        rewriter.replace(op, [empty, transpose])
 
 
 class LowerDot(RewritePattern):
@@ -531,7 +540,7 @@ class LowerDot(RewritePattern):
     def match_and_rewrite(self, op: grad.DotOp, rewriter: PatternRewriter, /):
         init = filled(0.0, _tensor(op.result))
         matmul = linalg.MatmulOp((op.lhs, op.rhs), (init[-1].results[0],))
-        rewriter.replace_op(op, [*init, matmul])
+        rewriter.replace(op, [*init, matmul])
 
 
 PATTERNS: tuple[RewritePattern, ...] = (

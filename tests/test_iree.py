@@ -1,0 +1,420 @@
+"""The IREE backend against the NumPy interpreter (issue 7).
+
+Programs are lowered by `convert-grad-to-standard`, compiled by IREE for the
+CPU and run by its runtime; every result and final slot must equal the
+interpreter's bit for bit (any NaN equals any NaN), unless the program (with
+its gradients expanded) has an op whose IREE code is not exact:
+
+- `exp2`, `log2` and `sin` use IREE's own polynomial approximations (measured
+  on 2^20 inputs: exp2 within 68 ulp, log2 within 3 ulp, sin within 2.2e-7
+  absolute for |x| <= pi and about 2.5e-8 * |x| beyond);
+- a `reduce add` or `reduce mul` of more than two terms, or a `dot` of more
+  than one, may combine them in another order or with fused multiply-adds
+  (measured: within 2.5e-7 of the sum of the terms' magnitudes).
+
+Those programs are compared within `APPROXIMATE`, relative to the largest
+magnitude of each value. Inputs are normal floats: IREE flushes subnormal
+operands and results to zero, which the interpreter does not.
+
+Skipped, with the reason shown, only when IREE is not installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shlex
+import sys
+from collections.abc import Iterator
+from math import prod
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import MemRefType, TensorType
+
+from gradopt import GradoptError, Program, run
+from gradopt.dialect.ops import DotOp, Exp2Op, Log2Op, ReduceOp, SinOp
+from gradopt.tools import grad_run
+
+ROOT = Path(__file__).resolve().parent.parent
+HAVE_IREE = all(importlib.util.find_spec(m) for m in ("iree.compiler", "iree.runtime"))
+needs_iree = pytest.mark.skipif(
+    not HAVE_IREE,
+    reason="IREE is not installed: pip install 'gradopt[iree]' to test the iree "
+    "backend",
+)
+
+APPROXIMATE = 1e-5
+"""Relative tolerance for programs that are not exact on IREE."""
+
+
+def is_exact(program: Program) -> bool:
+    """Whether IREE must give the interpreter's bits for `program` (see above)."""
+    for op in program.module.walk():
+        if isinstance(op, Exp2Op | Log2Op | SinOp):
+            return False
+        if isinstance(op, DotOp) and op.lhs.type.get_shape()[1] > 1:
+            return False
+        if isinstance(op, ReduceOp) and op.kind.data != "max":
+            shape = op.input.type.get_shape()
+            if prod(shape[axis] for axis in op.axis_list) > 2:
+                return False
+    return True
+
+
+@pytest.fixture(autouse=True, scope="module")
+def fresh_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Compile every program in these tests, rather than reuse a module that
+    an earlier run left in the user's cache."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GRADOPT_CACHE_DIR", str(tmp_path_factory.mktemp("iree")))
+        yield
+
+
+def assert_agree(expected: np.ndarray, actual: np.ndarray, exact: bool) -> None:
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    if exact:
+        same = expected.tobytes() == actual.tobytes()
+        if not same and expected.dtype == np.float32:
+            same = bool(
+                np.all(
+                    (expected.view(np.int32) == actual.view(np.int32))
+                    | (np.isnan(expected) & np.isnan(actual))
+                )
+            )
+        assert same, f"not bit-exact:\n{expected}\n{actual}"
+        return
+    scale = float(np.max(np.abs(expected), initial=1.0, where=np.isfinite(expected)))
+    np.testing.assert_allclose(
+        actual, expected, rtol=APPROXIMATE, atol=APPROXIMATE * scale, equal_nan=True
+    )
+
+
+def random_inputs(
+    types: tuple[MemRefType | TensorType, ...], rng: np.random.Generator
+) -> list[np.ndarray]:
+    """Normal floats, i32 in 1..9 (valid divisors and shifts), random i1."""
+    arrays = []
+    for type in types:
+        shape = tuple(type.get_shape())
+        element = str(type.get_element_type())
+        if element == "f32":
+            arrays.append(rng.standard_normal(shape).astype(np.float32))
+        elif element == "i32":
+            arrays.append(rng.integers(1, 10, shape).astype(np.int32))
+        else:
+            arrays.append(rng.integers(0, 2, shape).astype(np.bool_))
+    return arrays
+
+
+def check_program(program: Program, entry: str = "main", seed: int = 0) -> None:
+    """`entry` on random inputs agrees on both backends."""
+    exact = is_exact(program)
+    signature = program.signature(entry)
+    rng = np.random.default_rng(seed)
+    slots = random_inputs(signature.slots, rng)
+    args = random_inputs(signature.args, rng)
+    expected = program.run(slots, args, entry)
+    actual = program.run(slots, args, entry, backend="iree")
+    assert len(actual.results) == len(expected.results)
+    assert len(actual.slots) == len(expected.slots)
+    for want, got in zip(
+        expected.results + expected.slots, actual.results + actual.slots, strict=True
+    ):
+        assert_agree(want, got, exact)
+
+
+# --- every op's lit example ---------------------------------------------------
+
+
+def lit_runs() -> list[pytest.param]:
+    """The grad-run command lines of lit-tests/run (errors.mlir aside)."""
+    runs = []
+    folder = ROOT / "lit-tests" / "run"
+    for path in sorted(folder.glob("*.mlir")):
+        if path.name == "errors.mlir":
+            continue
+        for i, match in enumerate(
+            re.finditer(r"RUN: grad-run (.*?) \|", path.read_text())
+        ):
+            line = match.group(1).replace("%s", str(path)).replace("%S", str(folder))
+            runs.append(pytest.param(shlex.split(line), id=f"{path.stem}-{i}"))
+    return runs
+
+
+@needs_iree
+@pytest.mark.parametrize("argv", lit_runs())
+def test_lit_run_example(argv: list[str], tmp_path: Path) -> None:
+    """Each program of lit-tests/run through grad-run on both backends."""
+    values = {}
+    for backend in ("numpy", "iree"):
+        out = tmp_path / f"{backend}.npz"
+        assert (
+            grad_run.main([*argv, "-q", "--backend", backend, "--out", str(out)]) == 0
+        )
+        with np.load(out) as data:
+            values[backend] = dict(data)
+    exact = is_exact(Program(Path(argv[0]).read_text()))
+    assert values["numpy"].keys() == values["iree"].keys()
+    for key, expected in values["numpy"].items():
+        assert_agree(expected, values["iree"][key], exact)
+
+
+def lowering_functions() -> list[pytest.param]:
+    """Every function of the lowering lit tests (their inputs, before lowering)
+    that takes no `index` argument, which no backend can be given."""
+    functions = []
+    for path in sorted((ROOT / "lit-tests" / "lowering").glob("*.mlir")):
+        if path.stem == "invalid":
+            continue
+        for chunk in path.read_text().split("// -----"):
+            for name, arguments in re.findall(
+                r"^func\.func @(\w+)\((.*?)\)", chunk, re.MULTILINE
+            ):
+                if ": index" not in arguments:
+                    param = pytest.param(chunk, name, id=f"{path.stem}-{name}")
+                    functions.append(param)
+    return functions
+
+
+@needs_iree
+@pytest.mark.parametrize(("text", "entry"), lowering_functions())
+def test_lowering_example_runs(text: str, entry: str) -> None:
+    """The lowering lit tests' functions, run on random inputs."""
+    check_program(Program(text), entry)
+
+
+# --- seed cases, examples, random programs -----------------------------------
+
+SEEDS = {
+    "cube": (
+        """
+        func.func @main(%x: tensor<f32>) -> tensor<f32> {
+          %s = grad.mul %x, %x : tensor<f32>
+          %c = grad.mul %s, %x : tensor<f32>
+          %g = grad.gradient %c wrt %x : tensor<f32>, tensor<f32>
+          func.return %g : tensor<f32>
+        }""",
+        [np.float32(2.0)],
+        [np.float32(12.0)],
+    ),
+    "detach": (
+        """
+        func.func @main(%x: tensor<f32>) -> tensor<f32> {
+          %d = grad.detach %x : tensor<f32>
+          %y = grad.mul %x, %d : tensor<f32>
+          %g = grad.gradient %y wrt %x : tensor<f32>, tensor<f32>
+          func.return %g : tensor<f32>
+        }""",
+        [np.float32(3.0)],
+        [np.float32(3.0)],
+    ),
+    "max-tie": (
+        """
+        func.func @main(%a: tensor<f32>, %b: tensor<f32>)
+            -> (tensor<f32>, tensor<f32>) {
+          %m = grad.max %a, %b : tensor<f32>
+          %ga, %gb = grad.gradient %m wrt %a, %b : tensor<f32>, tensor<f32>, tensor<f32>
+          func.return %ga, %gb : tensor<f32>, tensor<f32>
+        }""",
+        [np.float32(1.5), np.float32(1.5)],
+        [np.float32(0.5), np.float32(0.5)],
+    ),
+    "second-order": (
+        """
+        func.func @main(%x: tensor<f32>) -> tensor<f32> {
+          %s = grad.mul %x, %x : tensor<f32>
+          %c = grad.mul %s, %x : tensor<f32>
+          %g = grad.gradient %c wrt %x : tensor<f32>, tensor<f32>
+          %h = grad.gradient %g wrt %x : tensor<f32>, tensor<f32>
+          func.return %h : tensor<f32>
+        }""",
+        [np.float32(2.0)],
+        [np.float32(12.0)],
+    ),
+}
+
+
+@needs_iree
+@pytest.mark.parametrize("name", SEEDS)
+def test_seed_case(name: str) -> None:
+    text, args, expected = SEEDS[name]
+    results = run(text, args=[np.array(a) for a in args], backend="iree").results
+    assert [r.item() for r in results] == [e.item() for e in expected]
+    assert all(r.dtype == np.float32 for r in results)
+
+
+@needs_iree
+@pytest.mark.parametrize("path", sorted((ROOT / "examples").glob("*.mlir")), ids=str)
+def test_example(path: Path) -> None:
+    check_program(Program(path.read_text(), str(path)))
+
+
+def random_program(rng: np.random.Generator, kinds: str) -> str:
+    """A random f32 program on two 2x3 inputs whose loss is the sum of its last
+    value, returning the loss, that value and the gradient for both inputs.
+    `kinds` is `exact` (elementwise and shape ops), `dot` (also matrix
+    products) or `math` (also sin, exp2 and log2, on bounded operands)."""
+    lines: list[str] = []
+    values = ["%x0", "%x1"]
+    t = "tensor<2x3xf32>"
+
+    def new(text: str) -> str:
+        name = f"%v{len(lines)}"
+        lines.append(f"{name} = {text}")
+        return name
+
+    def pick() -> str:
+        return values[int(rng.integers(len(values)))]
+
+    choices = ["add", "mul", "neg", "max", "where", "recip", "sum-rows", "transpose"]
+    if kinds == "dot":
+        choices += ["dot"] * 3
+    if kinds == "math":
+        choices += ["sin", "exp2", "log2"] * 2
+    for _ in range(int(rng.integers(5, 12))):
+        op = choices[int(rng.integers(len(choices)))]
+        a, b = pick(), pick()
+        if op in ("add", "mul", "max"):
+            value = new(f"grad.{op} {a}, {b} : {t}")
+        elif op in ("neg", "recip", "sin"):
+            value = new(f"grad.{op} {a} : {t}")
+        elif op == "exp2":
+            value = new(f"grad.exp2 {new(f'grad.sin {a} : {t}')} : {t}")
+        elif op == "log2":
+            square = new(f"grad.mul {a}, {a} : {t}")
+            one = new(f"grad.const 1.0 : {t}")
+            value = new(f"grad.log2 {new(f'grad.add {square}, {one} : {t}')} : {t}")
+        elif op == "where":
+            less = new(f"grad.cmplt {a}, {b} : {t}")
+            value = new(f"grad.where {less}, {a}, {b} : {t}")
+        elif op == "sum-rows":
+            sums = new(f"grad.reduce add {a} [0] : {t} to tensor<3xf32>")
+            value = new(f"grad.broadcast {sums} [1] : tensor<3xf32> to {t}")
+        elif op == "transpose":
+            swapped = new(f"grad.permute {a} [1, 0] : {t} to tensor<3x2xf32>")
+            value = new(f"grad.reshape {swapped} : tensor<3x2xf32> to {t}")
+        else:
+            bt = new(f"grad.permute {b} [1, 0] : {t} to tensor<3x2xf32>")
+            square = new(
+                f"grad.dot {a}, {bt} : {t}, tensor<3x2xf32> to tensor<2x2xf32>"
+            )
+            value = new(f"grad.dot {square}, {b} : tensor<2x2xf32>, {t} to {t}")
+        values.append(value)
+    last = values[-1]
+    body = "\n  ".join(lines)
+    return f"""func.func @main(%x0: {t}, %x1: {t}) -> (tensor<f32>, {t}, {t}, {t}) {{
+  {body}
+  %loss = grad.reduce add {last} [0, 1] : {t} to tensor<f32>
+  %g0, %g1 = grad.gradient %loss wrt %x0, %x1 : tensor<f32>, {t}, {t}
+  func.return %loss, {last}, %g0, %g1 : tensor<f32>, {t}, {t}, {t}
+}}"""
+
+
+@needs_iree
+@pytest.mark.parametrize(
+    ("kinds", "seed"),
+    [("exact", s) for s in range(8)]
+    + [("dot", s) for s in range(4)]
+    + [("math", s) for s in range(4)],
+)
+def test_random_program(kinds: str, seed: int) -> None:
+    """The loss is a sum (compared within tolerance); with elementwise and
+    shape ops only, the last value and the gradients must be bit-exact, since
+    the gradient of a sum is a broadcast."""
+    rng = np.random.default_rng(1000 + seed)
+    text = random_program(rng, kinds)
+    program = Program(text)
+    args = [rng.standard_normal((2, 3)).astype(np.float32) for _ in range(2)]
+    expected = program.run(args=args).results
+    actual = program.run(args=args, backend="iree").results
+    assert_agree(expected[0], actual[0], exact=False)
+    for want, got in zip(expected[1:], actual[1:], strict=True):
+        assert_agree(want, got, exact=kinds == "exact")
+
+
+# --- the backend's interface ---------------------------------------------------
+
+CUBIC = ROOT / "examples" / "cubic.mlir"
+
+
+@needs_iree
+def test_grad_run_backend_iree_prints_what_numpy_prints(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    outputs = []
+    for backend in ("numpy", "iree"):
+        argv = [str(CUBIC), "--slot", "0=[1,2,3,4,5]", "--backend", backend]
+        assert grad_run.main(argv) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1]
+    assert "slot 1 = dense<[1.0, 10.0, 25.0, 46.0, 73.0]>" in outputs[1]
+
+
+@needs_iree
+def test_compiled_once_and_cached_on_disk(monkeypatch: pytest.MonkeyPatch) -> None:
+    import iree.compiler
+
+    compiles = []
+    compile_str = iree.compiler.compile_str
+
+    def counting(*args: object, **kwargs: object) -> bytes:
+        compiles.append(1)
+        return compile_str(*args, **kwargs)
+
+    monkeypatch.setattr(iree.compiler, "compile_str", counting)
+    text = """func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %c = grad.const 0.125 : tensor<3xf32>
+  %y = grad.add %x, %c : tensor<3xf32>
+  func.return %y : tensor<3xf32>
+}"""
+    program = Program(text)
+    args = [np.array([1.0, 2.0, 3.0], np.float32)]
+    first = program.run(args=args, backend="iree")
+    second = program.run(args=args, backend="iree")
+    assert len(compiles) == 1
+    assert (
+        first.results[0].tolist() == second.results[0].tolist() == [1.125, 2.125, 3.125]
+    )
+
+    def refuse(*args: object, **kwargs: object) -> bytes:
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(iree.compiler, "compile_str", refuse)
+    again = Program(text).run(args=args, backend="iree")
+    assert again.results[0].tolist() == first.results[0].tolist()
+
+
+def test_missing_iree_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the extra, asking for the backend says how to get it."""
+    for module in ("iree.compiler", "iree.runtime", "iree.compiler.version"):
+        monkeypatch.setitem(sys.modules, module, None)
+    with pytest.raises(GradoptError) as error:
+        run(CUBIC.read_text(), backend="iree", filename="cubic.mlir")
+    assert str(error.value) == (
+        "cubic.mlir: error: the iree backend needs IREE, which is not installed: "
+        "install gradopt's 'iree' extra (pip install 'gradopt[iree]', which "
+        "brings iree-base-compiler and iree-base-runtime)\n"
+    )
+
+
+def test_unknown_backend() -> None:
+    with pytest.raises(GradoptError, match="unknown backend: expected numpy or iree"):
+        run(CUBIC.read_text(), backend="tpu")
+
+
+@needs_iree
+def test_lowering_error_is_located() -> None:
+    text = """func.func @main(%s: memref<2xf32>) {
+  func.call @copy(%s, %s) : (memref<2xf32>, memref<2xf32>) -> ()
+  func.return
+}
+func.func @copy(%a: memref<2xf32>, %b: memref<2xf32>) {
+  func.return
+}"""
+    with pytest.raises(GradoptError) as error:
+        run(text, backend="iree", filename="alias.mlir")
+    assert str(error.value).startswith(
+        "alias.mlir:2:3: error: 'func.call' op passes one slot as two arguments"
+    )
