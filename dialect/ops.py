@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from functools import partial
 from itertools import pairwise
 from typing import ClassVar
 
@@ -204,7 +205,15 @@ class ConstOp(GradOp):
         return array
 
     def kernel(self) -> Kernel:
-        array = self.array()
+        type = _tensor(self.result)
+        if isinstance(self.value, DenseIntOrFPElementsAttr) or not type.get_shape():
+            array = self.array()
+        else:
+            # a splat: its one element, converted as in `array`, seen at every
+            # position of a read-only view, so that a big constant takes no memory
+            dtype = dtype_of(type.get_element_type())
+            element = np.full((), self.value.value.data, dtype=dtype)
+            array = np.broadcast_to(element, type.get_shape())
         return lambda: array
 
 
@@ -312,8 +321,8 @@ class RecipOp(FloatUnaryOp):
     name = "grad.recip"
 
     def kernel(self) -> Kernel:
-        one = np.float32(1.0)
-        return lambda a: np.divide(one, a)
+        # a ufunc with its first operand bound: the interpreter can pass `out=`
+        return partial(np.divide, np.float32(1.0))
 
 
 @irdl_op_definition
@@ -477,7 +486,39 @@ class WhereOp(GradOp):
         printer.print_attribute(self.result.type)
 
     def kernel(self) -> Kernel:
-        return np.where
+        type = _tensor(self.result)
+        if not type.get_shape() or is_i1(type.get_element_type()):
+            return np.where
+        return partial(_select_bits, dtype=dtype_of(type.get_element_type()))
+
+
+def _select_bits(
+    condition: np.ndarray,
+    on_true: np.ndarray,
+    on_false: np.ndarray,
+    out: np.ndarray | None = None,
+    *,
+    dtype: type[np.generic],
+) -> np.ndarray:
+    """`np.where` on arrays of 4-byte elements, by selecting bits with masks.
+
+    NumPy's `where` branches on each element, and is about 10x slower when the
+    condition changes often (a ReLU's gradient on random data) than these three
+    branch-free integer ops. The bits taken are the same: NaN payloads and signed
+    zeros included. The result may go into `out`, which may be `on_true` or
+    `on_false` (read before they are written), or a new array."""
+    bits = np.int32
+    if out is not None and out is on_false:
+        # result = on_true ^ ((on_true ^ on_false) & [0 where true, ~0 where false])
+        base, select = on_true, np.subtract(condition, 1, dtype=bits)
+    else:
+        # result = on_false ^ ((on_true ^ on_false) & [~0 where true, 0 where false])
+        base, select = on_false, np.negative(condition, dtype=bits)
+    target = None if out is None else out.view(bits)
+    result = np.bitwise_xor(on_true.view(bits), on_false.view(bits), out=target)
+    np.bitwise_and(result, select, out=result)
+    np.bitwise_xor(result, base.view(bits), out=result)
+    return out if out is not None else result.view(dtype)
 
 
 class IntegerBinaryOp(BinaryOp, ABC):
@@ -1070,6 +1111,21 @@ class LoadOp(GradOp):
             return slot[_check_indices(self, shape, indices)].copy()
 
         return load
+
+    def view_kernel(self) -> Kernel:
+        """Like `kernel`, but a read-only view of the slot rather than a copy, for
+        a caller that knows that nothing writes the slot while the value (or
+        anything made from it) is alive."""
+        shape = _shape(self.slot)
+
+        def load_view(slot: np.ndarray, *indices: int) -> np.ndarray:
+            view = slot[_check_indices(self, shape, indices)]
+            if isinstance(view, np.ndarray):
+                view = view.view()
+                view.flags.writeable = False
+            return view
+
+        return load_view
 
 
 @irdl_op_definition

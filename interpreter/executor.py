@@ -5,26 +5,56 @@ an op) and keeps each SSA value alive until its function returns, so a long chai
 of large tensors holds all its intermediates. Here each `func.func` is prepared
 once into a `Plan`: a flat list of steps, each a kernel with the frame indices of
 its operands, the index its result goes to, and the indices whose last use it is.
-Running a function is then one tight loop, and each value is dropped as soon as
-nothing later reads it.
+
+The plan is then compiled into one straight-line Python function, one line a
+step, its values in local variables (`v3 = k2(v0, v1)`, then `del v0` after its
+last use). Running a function is a single call: no loop over steps, no frame
+list, no unpacking; the per-op cost left is that of the NumPy call itself. A
+kernel's error is traced back to its op through the line it was raised from.
+
+Two more things keep big tensors cheap:
+
+- A step whose operand dies there writes its result into that operand's buffer
+  (`out=`) when it is safe: the operand has the result's type, was computed by
+  an earlier step of the same plan into a new array (never a block input, a
+  constant, a slot or a view), and no view of it was ever taken. This saves an
+  allocation (and the page faults of fresh memory) per step, and keeps a chain
+  of ops at one live buffer.
+- A whole-slot `grad.load` gives a read-only view of the slot rather than a copy
+  when nothing can write the slot while the value, or a view of it, is alive.
+
+Neither changes a bit of any result: the same ufunc runs on the same operands.
 """
 
 from __future__ import annotations
 
+import inspect
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from operator import itemgetter
+from types import CodeType, FunctionType, TracebackType
 from typing import NamedTuple
 
 import numpy as np
 from xdsl.dialects.arith import ConstantOp
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, TensorType
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.dialects.scf import ForOp, YieldOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from gradopt.diagnostics import OpError
-from gradopt.dialect.ops import EvaluationError, GradOp
+from gradopt.dialect.ops import (
+    ConstOp,
+    DotOp,
+    EvaluationError,
+    GradOp,
+    LoadOp,
+    ReduceOp,
+    StoreOp,
+    WhereOp,
+)
 
 Frame = list[object]
 """The values of one run of a plan, by index: inputs first, then op results."""
@@ -43,28 +73,102 @@ class RunError(Exception):
         self.message = message
 
 
+NO_RESULT = -1
+"""The result index of a step whose op has no result."""
+
+
 class Step(NamedTuple):
-    """One op of a plan: `frame[result] = kernel(*fetch(frame))`, then the
-    `free` indices are cleared because no later step reads them."""
+    """One op of a plan: `frame[result] = kernel(*operands)`, then the `free`
+    indices are dropped because no later step reads them. With `out` set, the
+    result is written into the buffer of operand `out`, which dies here."""
 
     kernel: Action
     operands: tuple[int, ...]
-    fetch: Callable[[Frame], Sequence[object]]
     result: int
     free: tuple[int, ...]
     op: Operation
+    out: int | None = None
 
 
-def _fetcher(operands: tuple[int, ...]) -> Callable[[Frame], Sequence[object]]:
-    """A C-level function gathering `operands` from a frame as a sequence.
+def _is_ufunc(kernel: Action) -> bool:
+    """Whether `kernel` takes `out=` like a ufunc: a ufunc, or one with leading
+    arguments bound by `functools.partial`."""
+    if isinstance(kernel, partial):
+        return isinstance(kernel.func, np.ufunc) and not kernel.keywords
+    return isinstance(kernel, np.ufunc) and kernel.nout == 1
 
-    `itemgetter` of one index returns the item itself, so a single operand is
-    fetched as a one-element slice instead."""
-    if len(operands) == 1:
-        return itemgetter(slice(operands[0], operands[0] + 1))
-    if not operands:
-        return itemgetter(slice(0, 0))
-    return itemgetter(*operands)
+
+def _accepts_out(kernel: Action) -> bool:
+    """Whether `kernel` can write its result into `out=`: a ufunc, or a function
+    with that parameter (`grad.where`'s)."""
+    if _is_ufunc(kernel):
+        return True
+    try:
+        return "out" in inspect.signature(kernel).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+class _Kind(NamedTuple):
+    """What the executor needs to know of a step's op to reuse buffers.
+
+    `fresh`: its result is a new writable array that nothing else refers to.
+    `consumes`: its result never refers to its operands' memory (so they may be
+    overwritten once it has run). `reusable`: the operand positions whose buffer
+    it can write its result into. `writes`: it may write a slot (a store, or a
+    call or loop that may store)."""
+
+    fresh: bool = False
+    consumes: bool = False
+    reusable: tuple[int, ...] = ()
+    writes: bool = False
+
+
+_OPAQUE = _Kind(writes=True)
+"""A call or a loop: may return its operands, may write any slot."""
+
+
+def _kind(op: Operation, kernel: Action) -> _Kind:
+    if isinstance(op, StoreOp):
+        return _Kind(consumes=True, writes=True)
+    if not isinstance(op, GradOp) or len(op.results) != 1:
+        return _Kind() if isinstance(op, ConstantOp) else _OPAQUE
+    type = op.results[0].type
+    if not isinstance(type, TensorType) or not type.get_shape():
+        # rank-0 values are NumPy scalars: immutable, nothing to reuse
+        return _Kind(consumes=isinstance(op, ReduceOp | DotOp | WhereOp))
+    same = tuple(i for i, v in enumerate(op.operands) if v.type == type)
+    if _is_ufunc(kernel):
+        return _Kind(fresh=True, consumes=True, reusable=same)
+    if isinstance(op, WhereOp):
+        # over on_true or on_false, when not also another operand of the op
+        once = tuple(
+            i for i in same if i and list(op.operands).count(op.operands[i]) == 1
+        )
+        reusable = once if _accepts_out(kernel) else ()
+        return _Kind(fresh=True, consumes=True, reusable=reusable)
+    if isinstance(op, ReduceOp | DotOp):
+        return _Kind(fresh=True, consumes=True)
+    if isinstance(op, LoadOp):
+        return _Kind(fresh=True)
+    return _Kind()
+
+
+@dataclass
+class _Compiled:
+    """A plan's Python function, and the op of each of its lines."""
+
+    function: Callable[[Frame], list[object]]
+    code: CodeType
+    ops: dict[int, Operation]
+
+    def op_of(self, traceback: TracebackType | None) -> Operation | None:
+        """The op whose line of this function `traceback` passes through first."""
+        while traceback is not None:
+            if traceback.tb_frame.f_code is self.code:
+                return self.ops.get(traceback.tb_lineno)
+            traceback = traceback.tb_next
+        return None
 
 
 @dataclass(frozen=True)
@@ -76,27 +180,68 @@ class Plan:
     inputs: int
     size: int
     outputs: tuple[int, ...]
+    constants: dict[int, object] = field(default_factory=dict)
+    """Values of literal ops, computed when planning and read by name."""
+    dropped: tuple[int, ...] = ()
+    """Inputs that nothing reads, dropped at once."""
+    compiled: _Compiled = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "compiled", self.compile())
 
     def run(self, frame: Frame) -> list[object]:
         """The values of the block's terminator, for the inputs in `frame`.
 
-        The plan takes `frame` over and clears each value after its last use,
-        which frees it unless the caller holds another reference."""
-        frame += [None] * (self.size - self.inputs)
-        op: Operation | None = None
+        The plan takes `frame` over (it is emptied) and drops each value after
+        its last use, which frees it unless the caller holds another
+        reference."""
         try:
-            # `op` is read only by the handlers, to name the op that failed
-            for kernel, _, fetch, result, free, op in self.steps:  # noqa: B007
-                frame[result] = kernel(*fetch(frame))
-                for index in free:
-                    frame[index] = None
-        except EvaluationError as error:
-            assert op is not None
+            return self.compiled.function(frame)
+        except (EvaluationError, MemoryError) as error:
+            op = self.compiled.op_of(error.__traceback__)
+            if op is None:
+                raise
+            if isinstance(error, MemoryError):
+                raise RunError(op, f"'{op.name}' ran out of memory") from None
             raise RunError(op, str(error)) from None
-        except MemoryError:
-            assert op is not None
-            raise RunError(op, f"'{op.name}' ran out of memory") from None
-        return [frame[index] for index in self.outputs]
+
+    def compile(self) -> _Compiled:
+        """The steps as the source of one Python function, compiled."""
+        names = {
+            index: f"c{index}" if index in self.constants else f"v{index}"
+            for index in range(self.size)
+        }
+        namespace: dict[str, object] = {
+            names[index]: value for index, value in self.constants.items()
+        }
+        lines = ["def run(frame):"]
+        ops: dict[int, Operation] = {}
+        if self.inputs:
+            targets = "".join(f"{names[i]}, " for i in range(self.inputs))
+            lines += [f"    {targets}= frame", "    frame.clear()"]
+        if self.dropped:
+            lines.append(f"    del {', '.join(names[i] for i in self.dropped)}")
+        for position, step in enumerate(self.steps):
+            if step.result in self.constants:
+                continue
+            kernel = f"k{position}"
+            namespace[kernel] = step.kernel
+            arguments = [names[i] for i in step.operands]
+            if step.out is not None:
+                arguments.append(f"out={names[step.operands[step.out]]}")
+            call = f"{kernel}({', '.join(arguments)})"
+            if step.result != NO_RESULT:
+                call = f"{names[step.result]} = {call}"
+            lines.append(f"    {call}")
+            ops[len(lines)] = step.op
+            freed = [names[i] for i in step.free if i not in self.constants]
+            if freed:
+                lines.append(f"    del {', '.join(freed)}")
+        lines.append(f"    return [{', '.join(names[i] for i in self.outputs)}]")
+        exec(compile("\n".join(lines) + "\n", "<gradopt plan>", "exec"), namespace)
+        function = namespace["run"]
+        assert isinstance(function, FunctionType)
+        return _Compiled(function, function.__code__, ops)
 
 
 def _packed(values: Sequence[object], count: int) -> object:
@@ -104,10 +249,6 @@ def _packed(values: Sequence[object], count: int) -> object:
     if count == 1:
         return values[0]
     return tuple(values) if count else None
-
-
-def _constant(value: int) -> Action:
-    return lambda: value
 
 
 def _call(plans: dict[str, Plan], callee: str, results: int) -> Action:
@@ -160,6 +301,16 @@ def _captured(block: Block) -> list[SSAValue]:
     return list(captured)
 
 
+class _Raw(NamedTuple):
+    """A step before its free list and buffer reuse are known."""
+
+    action: Action
+    operands: tuple[int, ...]
+    result: int
+    op: Operation
+    kind: _Kind
+
+
 class _PlanBuilder:
     """Assigns frame indices to the values of one block and builds its steps."""
 
@@ -167,7 +318,8 @@ class _PlanBuilder:
         self.interpreter = interpreter
         self.index: dict[SSAValue, int] = {}
         self.size = 0
-        self.steps: list[tuple[Action, tuple[int, ...], int, Operation]] = []
+        self.steps: list[_Raw] = []
+        self.constants: dict[int, object] = {}
 
     def new_index(self) -> int:
         self.size += 1
@@ -178,30 +330,41 @@ class _PlanBuilder:
         body's outer values, read again by the next iteration)."""
         for value in inputs:
             self.index[value] = self.new_index()
-        scratch = self.new_index()
         outputs: tuple[int, ...] = ()
         for op in block.ops:
             if isinstance(op, ReturnOp | YieldOp):
                 outputs = tuple(self.index[v] for v in op.operands)
                 break
-            self.add(op, scratch)
-        steps = self.finish(kept, scratch, outputs)
-        return Plan(steps, len(inputs), self.size, outputs)
+            self.add(op)
+        steps = self.finish(kept, outputs)
+        read = {index for step in steps for index in step.operands}
+        dropped = tuple(
+            index
+            for index in range(kept, len(inputs))
+            if index not in read and index not in outputs
+        )
+        return Plan(steps, len(inputs), self.size, outputs, self.constants, dropped)
 
-    def add(self, op: Operation, scratch: int) -> None:
+    def add(self, op: Operation) -> None:
         action, operands = self.action(op)
         indices = tuple(self.index[v] for v in operands)
+        kind = _kind(op, action)
         if len(op.results) == 1:
-            self.index[op.results[0]] = self.new_index()
-            self.steps.append((action, indices, self.index[op.results[0]], op))
+            index = self.index[op.results[0]] = self.new_index()
+            if isinstance(op, ConstOp | ConstantOp):
+                # a literal: computed once, read by name, never freed
+                self.constants[index] = action()
+            self.steps.append(_Raw(action, indices, index, op, kind))
         elif not op.results:
-            self.steps.append((action, indices, scratch, op))
+            self.steps.append(_Raw(action, indices, NO_RESULT, op, kind))
         else:
             packed = self.new_index()
-            self.steps.append((action, indices, packed, op))
+            self.steps.append(_Raw(action, indices, packed, op, kind))
             for i, result in enumerate(op.results):
                 self.index[result] = self.new_index()
-                self.steps.append((itemgetter(i), (packed,), self.index[result], op))
+                self.steps.append(
+                    _Raw(itemgetter(i), (packed,), self.index[result], op, _Kind())
+                )
 
     def action(self, op: Operation) -> tuple[Action, Sequence[SSAValue]]:
         """What running `op` calls, and the values it takes, in order."""
@@ -209,7 +372,8 @@ class _PlanBuilder:
             return op.kernel(), op.operands
         if isinstance(op, ConstantOp) and isinstance(op.result.type, IndexType):
             assert isinstance(op.value, IntegerAttr)
-            return _constant(op.value.value.data), ()
+            value = op.value.value.data
+            return (lambda: value), ()
         if isinstance(op, CallOp):
             callee = op.callee.string_value()
             if callee not in self.interpreter.functions:
@@ -227,25 +391,89 @@ class _PlanBuilder:
             raise OpError(op, "of a non-index type cannot be run: use grad.const")
         raise OpError(op, "cannot be run by gradopt's interpreter")
 
-    def finish(
-        self, kept: int, scratch: int, outputs: tuple[int, ...]
-    ) -> tuple[Step, ...]:
-        """The steps with their free lists: each index is cleared after the
-        last step that reads it, or after the step that wrote it if none does."""
+    def finish(self, kept: int, outputs: tuple[int, ...]) -> tuple[Step, ...]:
+        """The steps with their free lists (each index is dropped after the last
+        step that reads it, or after the step that wrote it if none does) and
+        the operand, if any, whose buffer each step writes its result into."""
         last: dict[int, int] = {}
-        for position, (_, operands, result, _) in enumerate(self.steps):
-            last[result] = position
-            for index in operands:
+        for position, raw in enumerate(self.steps):
+            if raw.result != NO_RESULT:
+                last[raw.result] = position
+            for index in raw.operands:
                 last[index] = position
-        never = {*range(kept), scratch, *outputs}
+        never = {*range(kept), *outputs}
         free: list[list[int]] = [[] for _ in self.steps]
         for index, position in last.items():
             if index not in never:
                 free[position].append(index)
-        return tuple(
-            Step(action, operands, _fetcher(operands), result, tuple(free[p]), op)
-            for p, (action, operands, result, op) in enumerate(self.steps)
-        )
+        views = self.views(last, set(outputs))
+        for position in views:
+            raw = self.steps[position]
+            assert isinstance(raw.op, LoadOp)
+            self.steps[position] = raw._replace(
+                action=raw.op.view_kernel(), kind=_Kind()
+            )
+        # values of which a step may have kept a view (or that a call or loop
+        # may return as they are): their memory is never written over
+        shared = {
+            index
+            for raw in self.steps
+            if not raw.kind.consumes
+            for index in raw.operands
+        }
+        fresh = {raw.result for raw in self.steps if raw.kind.fresh} - shared
+        steps = []
+        for position, raw in enumerate(self.steps):
+            out = next(
+                (
+                    i
+                    for i in raw.kind.reusable
+                    if raw.operands[i] in fresh and raw.operands[i] in free[position]
+                ),
+                None,
+            )
+            steps.append(
+                Step(
+                    raw.action,
+                    raw.operands,
+                    raw.result,
+                    tuple(free[position]),
+                    raw.op,
+                    out,
+                )
+            )
+        return tuple(steps)
+
+    def views(self, last: dict[int, int], outputs: set[int]) -> set[int]:
+        """The positions of the loads that may give a view of their slot: no step
+        that may write a slot (a store, call or loop) runs while their value,
+        or a value that may share its memory, is alive, and none is returned."""
+        sharing: dict[int, list[int]] = {}
+        writes: list[int] = []
+        for position, raw in enumerate(self.steps):
+            if raw.kind.writes:
+                writes.append(position)
+            if not raw.kind.consumes and raw.result != NO_RESULT:
+                for index in raw.operands:
+                    sharing.setdefault(index, []).append(raw.result)
+        views = set()
+        for position, raw in enumerate(self.steps):
+            if not isinstance(raw.op, LoadOp) or not raw.kind.fresh:
+                continue
+            aliases: set[int] = set()
+            todo = [raw.result]
+            while todo:
+                index = todo.pop()
+                if index not in aliases:
+                    aliases.add(index)
+                    todo += sharing.get(index, ())
+            if aliases & outputs:
+                continue
+            end = max(last.get(index, position) for index in aliases)
+            write = bisect_right(writes, position)
+            if write == len(writes) or writes[write] > end:
+                views.add(position)
+        return views
 
 
 class Interpreter:

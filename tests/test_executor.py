@@ -1,0 +1,526 @@
+"""The executor's own code paths: the compiled plan, results written over a dying
+operand (`out=`), loads that give a view of their slot, splat constants that
+take no memory. Each must leave every value as the plain semantics of SPEC §6
+give it: the tests compare with a naive evaluation that calls each op's kernel
+on fresh values, and check that nothing writes into a constant, an input or a
+slot it should not."""
+
+from __future__ import annotations
+
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
+
+import gradopt
+from gradopt import GradoptError, Program
+from gradopt.dialect.ops import GradOp, LoadOp
+from gradopt.interpreter import Plan
+
+
+def plan_of(text: str, entry: str = "main") -> tuple[Program, Plan]:
+    program = Program(text)
+    program.interpreter.prepare(entry)
+    return program, program.interpreter.plans[entry]
+
+
+def outs(plan: Plan) -> dict[str, int | None]:
+    """The operand each named result is written over, by result name."""
+    return {
+        step.op.results[0].name_hint or "": step.out
+        for step in plan.steps
+        if len(step.op.results) == 1
+    }
+
+
+def bits(value: object) -> bytes:
+    array = np.asarray(value)
+    return array.dtype.str.encode() + str(array.shape).encode() + array.tobytes()
+
+
+# --- writing over a dying operand ---------------------------------------------
+
+
+def test_a_result_goes_into_an_operand_only_at_its_last_use() -> None:
+    text = """func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %a = grad.add %x, %x : tensor<3xf32>
+  %b = grad.neg %a : tensor<3xf32>
+  %c = grad.mul %a, %b : tensor<3xf32>
+  %d = grad.sin %c : tensor<3xf32>
+  func.return %d : tensor<3xf32>
+}
+"""
+    program, plan = plan_of(text)
+    # %x is an input, %a still read by %c: neither is written over
+    assert outs(plan) == {"a": None, "b": None, "c": 0, "d": 0}
+    x = np.array([1.0, -2.0, 0.5], np.float32)
+    before = x.copy()
+    (value,) = program.interpreter.call("main", [x])
+    a = x + x
+    assert bits(value) == bits(np.sin(a * -a))
+    assert bits(x) == bits(before)
+
+
+def test_constants_inputs_and_returned_values_are_never_written_over() -> None:
+    text = """func.func @main(%x: tensor<2x2xf32>)
+    -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %c = grad.const 3.0 : tensor<2x2xf32>
+  %d = grad.const dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %a = grad.add %c, %d : tensor<2x2xf32>
+  %b = grad.mul %x, %c : tensor<2x2xf32>
+  %e = grad.neg %b : tensor<2x2xf32>
+  func.return %a, %e : tensor<2x2xf32>, tensor<2x2xf32>
+}
+"""
+    program, plan = plan_of(text)
+    assert outs(plan) == {"c": None, "d": None, "a": None, "b": None, "e": 0}
+    x = np.ones((2, 2), np.float32)
+    for _ in range(2):  # the constants are the same the second time
+        a, e = program.interpreter.call("main", [x])
+        assert a.tolist() == [[4.0, 5.0], [6.0, 7.0]]
+        assert e.tolist() == [[-3.0, -3.0], [-3.0, -3.0]]
+    assert x.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_a_value_with_a_live_view_is_not_written_over() -> None:
+    text = """func.func @main(%x: tensor<2x3xf32>)
+    -> (tensor<3x2xf32>, tensor<6xf32>, tensor<2x3xf32>) {
+  %a = grad.add %x, %x : tensor<2x3xf32>
+  %p = grad.permute %a [1, 0] : tensor<2x3xf32> to tensor<3x2xf32>
+  %b = grad.add %x, %x : tensor<2x3xf32>
+  %r = grad.reshape %b : tensor<2x3xf32> to tensor<6xf32>
+  %c = grad.mul %x, %x : tensor<2x3xf32>
+  %k = grad.detach %c : tensor<2x3xf32>
+  %n = grad.neg %a : tensor<2x3xf32>
+  %m = grad.neg %b : tensor<2x3xf32>
+  %o = grad.neg %c : tensor<2x3xf32>
+  %s = grad.add %n, %m : tensor<2x3xf32>
+  %t = grad.add %s, %o : tensor<2x3xf32>
+  %u = grad.add %t, %k : tensor<2x3xf32>
+  func.return %p, %r, %u : tensor<3x2xf32>, tensor<6xf32>, tensor<2x3xf32>
+}
+"""
+    program, plan = plan_of(text)
+    assert outs(plan)["n"] is outs(plan)["m"] is outs(plan)["o"] is None
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    p, r, u = program.interpreter.call("main", [x])
+    assert bits(p) == bits((x + x).T)
+    assert bits(r) == bits((x + x).ravel())
+    assert bits(u) == bits(-(x + x) + -(x + x) + -(x * x) + x * x)
+
+
+@pytest.mark.parametrize("dying", ["on_true", "on_false", "both"])
+def test_where_writes_over_a_dying_side(dying: str) -> None:
+    keep_true = "%t" if dying == "on_false" else "%zero"
+    keep_false = "%f" if dying == "on_true" else "%zero"
+    text = f"""func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {{
+  %zero = grad.const 0.0 : tensor<4xf32>
+  %t = grad.sin %x : tensor<4xf32>
+  %f = grad.neg %x : tensor<4xf32>
+  %c = grad.cmplt %x, %zero : tensor<4xf32>
+  %w = grad.where %c, %t, %f : tensor<4xf32>
+  %keep = grad.add {keep_true}, {keep_false} : tensor<4xf32>
+  func.return %w, %keep : tensor<4xf32>, tensor<4xf32>
+}}
+"""
+    program, plan = plan_of(text)
+    assert outs(plan)["w"] == {"on_true": 1, "on_false": 2, "both": 1}[dying]
+    x = np.array([-1.0, 2.0, -0.0, np.nan], np.float32)
+    w, keep = program.interpreter.call("main", [x])
+    t, f = np.sin(x), np.negative(x)
+    assert bits(w) == bits(np.where(x < 0, t, f))
+    expected = {"on_true": f, "on_false": t, "both": np.zeros(4, np.float32)}
+    assert bits(keep) == bits(expected[dying] + np.float32(0.0))
+
+
+@pytest.mark.parametrize("element", ["f32", "i32"])
+@settings(max_examples=50, deadline=None)
+@given(data=st.data())
+def test_where_by_bit_selection_takes_the_same_bits(
+    element: str, data: st.DataObject
+) -> None:
+    text = f"""func.func @main(%c: tensor<3x4xi1>, %a: tensor<3x4x{element}>,
+                 %b: tensor<3x4x{element}>) -> tensor<3x4x{element}> {{
+  %r = grad.where %c, %a, %b : tensor<3x4x{element}>
+  func.return %r : tensor<3x4x{element}>
+}}
+"""
+    _, plan = plan_of(text)
+    kernel = plan.steps[0].kernel
+    dtype = np.float32 if element == "f32" else np.int32
+    a, b = (data.draw(hnp.arrays(np.uint32, (3, 4))).view(dtype) for _ in "ab")
+    c = data.draw(hnp.arrays(np.bool_, (3, 4)))
+    expected = bits(np.where(c, a, b))
+    assert bits(kernel(c, a, b)) == expected
+    into_true, into_false = a.copy(), b.copy()
+    assert kernel(c, into_true, b, out=into_true) is into_true
+    assert kernel(c, a, into_false, out=into_false) is into_false
+    assert bits(into_true) == bits(into_false) == expected
+    # a constant (a read-only broadcast) on either side
+    zero = np.broadcast_to(np.zeros((), dtype), (3, 4))
+    assert bits(kernel(c, zero, b)) == bits(np.where(c, zero, b))
+    assert bits(kernel(c, a, zero)) == bits(np.where(c, a, zero))
+
+
+def test_where_does_not_write_over_its_condition() -> None:
+    text = """func.func @main(%x: tensor<3xi1>, %y: tensor<3xi1>) -> tensor<3xi1> {
+  %c = grad.xor %x, %y : tensor<3xi1>
+  %w = grad.where %c, %c, %y : tensor<3xi1>
+  %v = grad.where %c, %x, %c : tensor<3xi1>
+  %r = grad.and %w, %v : tensor<3xi1>
+  func.return %r : tensor<3xi1>
+}
+"""
+    program, plan = plan_of(text)
+    assert outs(plan)["w"] is None and outs(plan)["v"] is None
+    x, y = np.array([True, False, True]), np.array([True, True, False])
+    (value,) = program.interpreter.call("main", [x, y])
+    c = x ^ y
+    assert value.tolist() == (np.where(c, c, y) & np.where(c, x, c)).tolist()
+
+
+def test_a_chain_of_large_tensors_runs_in_one_buffer() -> None:
+    lines = ["func.func @main(%x: tensor<256x256xf32>) -> tensor<256x256xf32> {"]
+    lines.append("  %v0 = grad.add %x, %x : tensor<256x256xf32>")
+    lines += [
+        f"  %v{i + 1} = grad.{op} %v{i} : tensor<256x256xf32>"
+        for i, op in enumerate(["neg", "sin", "exp2", "sqrt", "recip"] * 8)
+    ]
+    lines += ["  func.return %v40 : tensor<256x256xf32>", "}"]
+    program, _ = plan_of("\n".join(lines))
+    x = np.full((256, 256), 0.25, np.float32)
+    tracemalloc.start()
+    try:
+        (value,) = program.interpreter.call("main", [x])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1.5 * x.nbytes  # the first result, written over 40 times
+    expected = x + x
+    for _ in range(8):
+        expected = 1 / np.sqrt(np.exp2(np.sin(-expected)))
+    assert bits(value) == bits(expected)
+
+
+# --- loads that give a view of their slot -------------------------------------
+
+
+def load_kernels(plan: Plan) -> list[str]:
+    return [
+        step.kernel.__name__  # type: ignore[union-attr]
+        for step in plan.steps
+        if isinstance(step.op, LoadOp)
+    ]
+
+
+def test_a_load_is_a_view_only_while_nothing_writes_its_slot() -> None:
+    text = """func.func @main(%s: memref<3xf32>, %t: memref<3xf32>)
+    -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %early = grad.load %s : memref<3xf32>
+  %a = grad.neg %early : tensor<3xf32>
+  %late = grad.load %s : memref<3xf32>
+  %k = grad.const 9.0 : tensor<3xf32>
+  grad.store %k, %s : memref<3xf32>
+  %b = grad.neg %late : tensor<3xf32>
+  %viewed = grad.load %t : memref<3xf32>
+  %r = grad.reshape %viewed : tensor<3xf32> to tensor<3x1xf32>
+  grad.store %k, %t : memref<3xf32>
+  %r2 = grad.reshape %r : tensor<3x1xf32> to tensor<3xf32>
+  %c = grad.neg %r2 : tensor<3xf32>
+  func.return %a, %b, %c : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+}
+"""
+    program, plan = plan_of(text)
+    # %late and %viewed (through its reshapes) are read after a store
+    assert load_kernels(plan) == ["load_view", "load", "load"]
+    s = np.array([1.0, 2.0, 3.0], np.float32)
+    t = np.array([4.0, 5.0, 6.0], np.float32)
+    a, b, c = program.interpreter.call("main", [s, t])
+    assert a.tolist() == b.tolist() == [-1.0, -2.0, -3.0]
+    assert c.tolist() == [-4.0, -5.0, -6.0]
+    assert s.tolist() == t.tolist() == [9.0, 9.0, 9.0]
+
+
+def test_a_load_is_copied_across_a_call_or_loop_and_when_returned() -> None:
+    text = """func.func @main(%s: memref<2xf32>) -> (tensor<2xf32>, tensor<2xf32>,
+                                              tensor<2xf32>) {
+  %before_call = grad.load %s : memref<2xf32>
+  func.call @bump(%s) : (memref<2xf32>) -> ()
+  %a = grad.neg %before_call : tensor<2xf32>
+  %before_loop = grad.load %s : memref<2xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %c1 step %c1 {
+    func.call @bump(%s) : (memref<2xf32>) -> ()
+    scf.yield
+  }
+  %b = grad.neg %before_loop : tensor<2xf32>
+  %returned = grad.load %s : memref<2xf32>
+  func.call @bump(%s) : (memref<2xf32>) -> ()
+  func.return %a, %b, %returned : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}
+
+func.func @bump(%s: memref<2xf32>) {
+  %v = grad.load %s : memref<2xf32>
+  %one = grad.const 1.0 : tensor<2xf32>
+  %w = grad.add %v, %one : tensor<2xf32>
+  grad.store %w, %s : memref<2xf32>
+  func.return
+}
+"""
+    program, plan = plan_of(text)
+    assert load_kernels(plan) == ["load", "load", "load"]
+    assert load_kernels(program.interpreter.plans["bump"]) == ["load_view"]
+    result = gradopt.run(text, slots=[np.array([1.0, 2.0], np.float32)])
+    assert [r.tolist() for r in result.results] == [
+        [-1.0, -2.0],
+        [-2.0, -3.0],
+        [3.0, 4.0],
+    ]
+    assert result.slots[0].tolist() == [4.0, 5.0]
+
+
+def test_a_view_of_a_slot_is_read_only_and_the_slot_is_not() -> None:
+    text = """func.func @main(%s: memref<2xf32>) -> tensor<2xf32> {
+  %v = grad.load %s : memref<2xf32>
+  %w = grad.neg %v : tensor<2xf32>
+  %x = grad.add %w, %v : tensor<2xf32>
+  grad.store %x, %s : memref<2xf32>
+  %y = grad.load %s : memref<2xf32>
+  %z = grad.sin %y : tensor<2xf32>
+  func.return %z : tensor<2xf32>
+}
+"""
+    program, plan = plan_of(text)
+    assert load_kernels(plan) == ["load_view", "load_view"]
+    s = np.array([1.0, 2.0], np.float32)
+    view = plan.steps[0].kernel(s)
+    assert isinstance(view, np.ndarray) and not view.flags.writeable
+    assert s.flags.writeable
+    (z,) = program.interpreter.call("main", [s])
+    assert s.tolist() == [0.0, 0.0] and z.tolist() == [0.0, 0.0]
+
+
+# --- splat constants, the compiled plan ----------------------------------------
+
+
+def test_a_splat_constant_takes_no_memory_and_is_read_only() -> None:
+    text = """func.func @main() -> (tensor<1024x1024xf32>, tensor<2xi32>) {
+  %c = grad.const -0.0 : tensor<1024x1024xf32>
+  %i = grad.const 7 : tensor<2xi32>
+  func.return %c, %i : tensor<1024x1024xf32>, tensor<2xi32>
+}
+"""
+    tracemalloc.start()
+    try:
+        program, _ = plan_of(text)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20  # not the 4 MiB of the whole tensor
+    c, i = program.interpreter.call("main", [])
+    assert c.shape == (1024, 1024) and not c.flags.writeable
+    assert bits(c[0, 0]) == bits(np.float32(-0.0)) and i.tolist() == [7, 7]
+    result = program.run()  # copied out: a plain array
+    assert result.results[0].flags.writeable and result.results[0].strides[1] == 4
+
+
+def test_an_error_names_its_op_in_a_long_plan() -> None:
+    lines = ["func.func @main(%x: tensor<i32>) -> tensor<i32> {"]
+    lines += [f"  %v{i + 1} = grad.add %v{i}, %v{i} : tensor<i32>" for i in range(50)]
+    lines[1] = lines[1].replace("%v0", "%x")
+    lines += [
+        "  %zero = grad.const 0 : tensor<i32>",
+        "  %q = grad.idiv %v50, %zero : tensor<i32>",
+        "  func.return %q : tensor<i32>",
+        "}",
+    ]
+    with pytest.raises(GradoptError, match=r"^<input>:53:3: error: 'grad.idiv'"):
+        gradopt.run("\n".join(lines), args=[np.array(1, np.int32)])
+
+
+# --- against a naive evaluation -----------------------------------------------
+
+T = "tensor<2x3xf32>"
+M = "memref<2x3xf32>"
+
+_BINARY = ["add", "mul", "max"]
+_UNARY = ["neg", "sin", "recip", "exp2", "sqrt"]
+
+
+def _line(kind: str, name: str, a: str, b: str, slot: int, extra: int) -> list[str]:
+    """The lines of one op of a random program, defining `name` (or nothing)."""
+    if kind == "binary":
+        return [f"%{name} = grad.{_BINARY[extra % 3]} {a}, {b} : {T}"]
+    if kind == "unary":
+        return [f"%{name} = grad.{_UNARY[extra % 5]} {a} : {T}"]
+    if kind == "where":
+        return [
+            f"%{name}_c = grad.cmplt {a}, {b} : {T}",
+            f"%{name} = grad.where %{name}_c, {a}, {b} : {T}",
+        ]
+    if kind == "const":
+        return [f"%{name} = grad.const {extra / 4 - 1} : {T}"]
+    if kind == "detach":
+        return [f"%{name} = grad.detach {a} : {T}"]
+    if kind == "permute":
+        return [
+            f"%{name}_p = grad.permute {a} [1, 0] : {T} to tensor<3x2xf32>",
+            f"%{name} = grad.permute %{name}_p [1, 0] : tensor<3x2xf32> to {T}",
+        ]
+    if kind == "reshape":
+        return [
+            f"%{name}_r = grad.reshape {a} : {T} to tensor<6xf32>",
+            f"%{name} = grad.reshape %{name}_r : tensor<6xf32> to {T}",
+        ]
+    if kind == "broadcast":
+        return [
+            f"%{name}_s = grad.reduce add {a} [0] : {T} to tensor<3xf32>",
+            f"%{name} = grad.broadcast %{name}_s [1] : tensor<3xf32> to {T}",
+        ]
+    if kind == "dot":
+        return [
+            f"%{name}_t = grad.permute {b} [1, 0] : {T} to tensor<3x2xf32>",
+            f"%{name}_d = grad.dot {a}, %{name}_t : {T}, tensor<3x2xf32> to "
+            "tensor<2x2xf32>",
+            f"%{name}_v = grad.reshape %{name}_d : tensor<2x2xf32> to tensor<4xf32>",
+            f"%{name}_w = grad.reduce max %{name}_v [0] : tensor<4xf32> to tensor<f32>",
+            f"%{name} = grad.broadcast %{name}_w [] : tensor<f32> to {T}",
+        ]
+    if kind == "load":
+        return [f"%{name} = grad.load %s{slot} : {M}"]
+    if kind == "store":
+        return [f"grad.store {a}, %s{slot} : {M}"]
+    assert kind == "bump"
+    return [f"func.call @bump(%s{slot}) : ({M}) -> ()"]
+
+
+_KINDS = [
+    "binary",
+    "unary",
+    "where",
+    "const",
+    "detach",
+    "permute",
+    "reshape",
+    "broadcast",
+    "dot",
+    "load",
+    "store",
+    "bump",
+]
+_DEFINES = {"store": False, "bump": False}
+
+
+def random_program(choices: list[tuple[int, int, int, int, int]], returned: int) -> str:
+    values = ["%x"]
+    body: list[str] = []
+    for n, (kind, i, j, slot, extra) in enumerate(choices):
+        name = f"v{n}"
+        a, b = values[i % len(values)], values[j % len(values)]
+        body += _line(_KINDS[kind], name, a, b, slot % 2, extra)
+        if _DEFINES.get(_KINDS[kind], True):
+            values.append(f"%{name}")
+    results = [values[-1 - k % len(values)] for k in range(returned)]
+    results = results or [values[-1]]
+    lines = [
+        f"func.func @main(%s0: {M}, %s1: {M}, %x: {T}) -> "
+        f"({', '.join([T] * len(results))}) {{",
+        *("  " + line for line in body),
+        f"  func.return {', '.join(results)} : {', '.join([T] * len(results))}",
+        "}",
+        f"func.func @bump(%s: {M}) {{",
+        f"  %v = grad.load %s : {M}",
+        f"  %two = grad.const 2.0 : {T}",
+        f"  %w = grad.mul %v, %two : {T}",
+        f"  grad.store %w, %s : {M}",
+        "  func.return",
+        "}",
+    ]
+    return "\n".join(lines)
+
+
+def naive(module: ModuleOp, name: str, arguments: list[object]) -> list[object]:
+    """Each op's kernel on its operands in program order, nothing reused."""
+    functions = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
+    block = functions[name].body.block
+    values: dict[object, object] = dict(zip(block.args, arguments, strict=True))
+    for op in block.ops:
+        operands = [values[v] for v in op.operands]
+        if isinstance(op, ReturnOp):
+            return operands
+        if isinstance(op, CallOp):
+            naive(module, op.callee.string_value(), operands)
+            continue
+        assert isinstance(op, GradOp)
+        result = op.kernel()(*operands)
+        if op.results:
+            values[op.results[0]] = result
+    raise AssertionError("no return")
+
+
+_CHOICE = st.tuples(
+    st.integers(0, len(_KINDS) - 1),
+    st.integers(0, 30),
+    st.integers(0, 30),
+    st.integers(0, 1),
+    st.integers(0, 9),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(choices=st.lists(_CHOICE, min_size=1, max_size=25), returned=st.integers(0, 3))
+def test_random_programs_run_as_the_naive_evaluation(
+    choices: list[tuple[int, int, int, int, int]], returned: int
+) -> None:
+    program = Program(random_program(choices, returned))
+    rng = np.random.default_rng(len(choices))
+    inputs = [rng.standard_normal((2, 3)).astype(np.float32) for _ in range(3)]
+    copies = [array.copy() for array in inputs]
+    with np.errstate(all="ignore"):
+        expected = naive(program.module, "main", copies)
+    values = program.interpreter.call("main", inputs)
+    assert [bits(v) for v in values] == [bits(v) for v in expected]
+    assert [bits(v) for v in inputs] == [bits(v) for v in copies]
+
+
+# --- the MLP example ------------------------------------------------------------
+
+MLP = (
+    Path(__file__).resolve().parent.parent / "examples" / "mlp_step.mlir"
+).read_text()
+
+
+def test_the_mlp_example_takes_the_sgd_step_numpy_takes() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 3)).astype(np.float32)
+    y = np.eye(2, dtype=np.float32)[[0, 1, 1, 0]]
+    weights = [
+        rng.standard_normal(shape).astype(np.float32)
+        for shape in [(3, 5), 5, (5, 2), 2]
+    ]
+    program = Program(MLP)
+    result = program.run(slots=[x, y, *weights])
+    # the same step in float64 NumPy, by the usual formulas
+    w1, b1, w2, b2 = (w.astype(np.float64) for w in weights)
+    pre = x @ w1 + b1
+    hidden = np.maximum(pre, 0)
+    z = hidden @ w2 + b2
+    p = np.exp(z - z.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    loss = -(y * np.log(p)).sum() / 4
+    dz = (p - y) / 4
+    dpre = (dz @ w2.T) * (pre > 0)
+    gradients = [x.T @ dpre, dpre.sum(0), hidden.T @ dz, dz.sum(0)]
+    assert result.results[0] == pytest.approx(loss, rel=1e-5)
+    for new, old, gradient in zip(result.slots[2:], weights, gradients, strict=True):
+        np.testing.assert_allclose(new, old - 0.1 * gradient, rtol=1e-5, atol=1e-6)
+    # a second step from the updated weights lowers the loss
+    again = program.run(slots=result.slots)
+    assert again.results[0] < result.results[0]
