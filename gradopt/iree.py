@@ -132,17 +132,18 @@ def compile_text(text: str) -> bytes:
 
 
 @cache
-def _config() -> object:
-    """One runtime instance and CPU device for the whole process."""
-    return _import("iree.runtime").Config(DRIVER)
+def _config(driver: str) -> object:
+    """One runtime instance and CPU device per driver for the whole process."""
+    return _import("iree.runtime").Config(driver)
 
 
 class IreeModule:
-    """A compiled program loaded into the IREE runtime, ready to be called."""
+    """A compiled program loaded into the IREE runtime, ready to be called;
+    `driver` may also be `local-sync`, which runs on the calling thread."""
 
-    def __init__(self, vmfb: bytes):
+    def __init__(self, vmfb: bytes, driver: str = DRIVER):
         runtime = _import("iree.runtime")
-        self.context = runtime.SystemContext(config=_config())
+        self.context = runtime.SystemContext(config=_config(driver))
         module = runtime.VmModule.copy_buffer(self.context.instance, vmfb)
         self.context.add_vm_module(module)
         self.functions = self.context.modules[module.name]
