@@ -163,5 +163,5 @@ class IreeModule:
 
 def load(module: ModuleOp) -> IreeModule:
     """`module` (with its gradients expanded) lowered, compiled and loaded."""
-    _import("iree.runtime")
+    _import("iree.runtime")  # a missing runtime is reported before compiling
     return IreeModule(compile_text(lower(module)))

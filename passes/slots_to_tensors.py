@@ -194,7 +194,8 @@ class SlotsToTensors:
 
     def convert_loop(self, op: scf.ForOp, current: Slots) -> None:
         body = op.body.block
-        carried = [s for s in current if s in _written(body)]
+        written = _written(body)
+        carried = [s for s in current if s in written]
         inner = dict(current)
         for slot in carried:
             inner[slot] = body.insert_arg(current[slot].type, len(body.args))
