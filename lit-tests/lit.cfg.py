@@ -40,5 +40,7 @@ exit_status = os.path.join(config.test_source_root, "inputs", "exit_status.py")
 config.substitutions.append(("EXIT_STATUS", f"{sys.executable} {exit_status}"))
 
 # tests that run programs on IREE (the `iree` extra) say `REQUIRES: iree`
-if all(importlib.util.find_spec(m) for m in ("iree.compiler", "iree.runtime")):
+if importlib.util.find_spec("iree") and all(
+    importlib.util.find_spec(m) for m in ("iree.compiler", "iree.runtime")
+):
     config.available_features.add("iree")

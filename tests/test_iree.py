@@ -39,7 +39,9 @@ from gradopt.dialect.ops import DotOp, Exp2Op, Log2Op, ReduceOp, SinOp
 from gradopt.tools import grad_run
 
 ROOT = Path(__file__).resolve().parent.parent
-HAVE_IREE = all(importlib.util.find_spec(m) for m in ("iree.compiler", "iree.runtime"))
+HAVE_IREE = importlib.util.find_spec("iree") is not None and all(
+    importlib.util.find_spec(m) for m in ("iree.compiler", "iree.runtime")
+)
 needs_iree = pytest.mark.skipif(
     not HAVE_IREE,
     reason="IREE is not installed: pip install 'gradopt[iree]' to test the iree "
