@@ -161,7 +161,14 @@ class ConstOp(GradOp):
     def parse(cls, parser: Parser) -> ConstOp:
         if parser._current_token.text == "dense":  # pyright: ignore[reportPrivateUsage]
             start = parser.pos
-            value = parser.parse_attribute()
+            try:
+                value = parser.parse_attribute()
+            except OverflowError:  # xDSL packs f32 data with `struct`
+                parser.raise_error(
+                    "a value of the dense literal is out of range for f32",
+                    start,
+                    parser.pos,
+                )
             if not isinstance(value, DenseIntOrFPElementsAttr) or not isinstance(
                 type := value.get_type(), TensorType
             ):

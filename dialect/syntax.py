@@ -147,7 +147,8 @@ def literal_attr(
             parser.raise_error(f"hexadecimal literal {text} exceeds 32 bits", span)
         (value,) = struct.unpack("<f", struct.pack("<I", bits))
         return FloatAttr(-value if negative else value, f32)
-    return FloatAttr(float(np.float32(float(text))), f32)
+    with np.errstate(over="ignore"):  # beyond float32's range is an infinity
+        return FloatAttr(float(np.float32(float(text))), f32)
 
 
 def format_float32(value: float) -> str:

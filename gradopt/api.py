@@ -9,12 +9,13 @@ report.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
+from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType, i1
 from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -84,6 +85,7 @@ class Program:
                 self.source.add(filename, program)
                 program = parse_module(make_context(), program, filename)
             self.module = _prepared(program)
+            _check_sizes(self.module)
             self.interpreter = Interpreter(self.module)
             self.iree_module: IreeModule | None = None
         except LocatedError as error:
@@ -166,7 +168,13 @@ class Program:
             where = location_of(error.op) or Location(self.filename, 0, 0)
             located = LocatedError(where, error.message)
             raise GradoptError(located, self.source) from None
-        return RunResult([np.array(value) for value in values], slot_values)
+        try:
+            results = [np.array(value) for value in values]
+        except MemoryError:  # a broadcast value, say, copied in full
+            raise self.error(
+                self.filename, f"the results of @{entry} do not fit in memory"
+            ) from None
+        return RunResult(results, slot_values)
 
     def run_compiled(self, entry: str, arguments: list[np.ndarray]) -> list[np.ndarray]:
         """The results and final slots of `entry` run by IREE; the program is
@@ -211,7 +219,10 @@ class Program:
         dtype = np.dtype(dtype_of(type.get_element_type()))
         shape = tuple(type.get_shape())
         if value is None:
-            return np.zeros(shape, dtype)
+            try:
+                return np.zeros(shape, dtype)
+            except (MemoryError, ValueError):  # NumPy's "Maximum allowed dimension"
+                raise self.error(what, f"{type} is too large to allocate") from None
         array = np.asarray(value)
         if array.dtype.type is not dtype.type or array.shape != shape:
             raise self.error(
@@ -220,6 +231,29 @@ class Program:
                 f"{array.dtype} data of shape {array.shape}",
             )
         return np.array(array, dtype)
+
+
+MAX_BYTES = 1 << 62
+"""The largest value a run can hold: NumPy indexes no more."""
+
+
+def _check_sizes(module: ModuleOp) -> None:
+    """Raise an `OpError` for a value too large for NumPy to index at all.
+
+    Such a type is valid (a huge dim is just a number), and `grad-opt` handles
+    it, but running would fail inside NumPy with a `ValueError` ("Maximum
+    allowed dimension exceeded"), not the located error a user should see.
+    Values that are merely larger than the memory fail when allocated, with
+    the error naming the op."""
+    for op in module.walk():
+        for i, result in enumerate(op.results):
+            type = result.type
+            if not isinstance(type, TensorType | MemRefType):
+                continue
+            shape = type.get_shape()
+            size = math.prod(shape) * (1 if type.get_element_type() == i1 else 4)
+            if size >= MAX_BYTES or any(d >= MAX_BYTES for d in shape):
+                raise OpError(op, f"result {i} of type {type} is too large to run")
 
 
 def _prepared(module: ModuleOp) -> ModuleOp:

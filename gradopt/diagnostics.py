@@ -18,9 +18,18 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import AttributeInvT, Operation, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
-from xdsl.utils.mlir_lexer import MLIRTokenKind
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
+
+# xDSL lexes a string literal with `"(?:[^"\\\n\v\f]+|\\(?:...))*"`, whose nested
+# repetition backtracks exponentially when the string is not closed on its line:
+# a 30-character `"grad.add(%a, ...` missing its closing quote takes minutes.
+# Matching one character per repetition accepts the same strings in linear time.
+MLIRLexer._unescaped_characters_regex = re.compile(  # pyright: ignore[reportPrivateUsage]
+    r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
+)
 
 
 @dataclass(frozen=True)
@@ -127,11 +136,15 @@ class LocatedParser(Parser):
     """A parser that records each op's source position as its location."""
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
-        super().__init__(ctx, text, name)
         self._file = StringAttr(name)
         self._line_offset = line_offset
         self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
         self._first_uses: dict[str, int] = {}
+        self._forward_names: dict[SSAValue, str] = {}
+        try:
+            super().__init__(ctx, text, name)
+        except ParseError as error:  # xDSL's lexer reads the first token at once
+            raise LocatedError(self.location(error.span.start), error.msg) from None
 
     def at_end(self) -> bool:
         """Whether nothing but whitespace and comments is left."""
@@ -166,7 +179,27 @@ class LocatedParser(Parser):
     ) -> SSAValue[AttributeInvT]:
         if operand.operand_name not in self.ssa_values:
             self._first_uses.setdefault(operand.operand_name, operand.span.start)
-        return super().resolve_operand(operand, type)
+        value = super().resolve_operand(operand, type)
+        if isinstance(value, ForwardDeclaredValue):
+            self._forward_names.setdefault(value, operand.operand_name)
+        return value
+
+    def check_no_dangling_use(self, module: ModuleOp) -> None:
+        """Raise a `LocatedError` for an operand still forward-declared.
+
+        xDSL's parser drops a forward reference that a block argument defines
+        without replacing it when the op using it is created after the block:
+        in `scf.for %i = %c0 to %i`, the loop's `%i` is defined by its body,
+        which is parsed before the loop op exists. The use is left pointing at
+        nothing, and the verifier fails inside xDSL."""
+        for op in module.walk():
+            for operand in op.operands:
+                if isinstance(operand, ForwardDeclaredValue):
+                    name = self._forward_names[operand]
+                    raise LocatedError(
+                        self.location(self._first_uses[name]),
+                        f"use of undefined value %{name}",
+                    )
 
     def first_undefined_use(self) -> tuple[int, str] | None:
         """The position and name of the first use of a value never defined."""
@@ -186,7 +219,7 @@ def parse_module(
     if implicit and parser.at_end():
         return ModuleOp([])  # an empty input is an empty module, as in MLIR
     try:
-        return parser.parse_module(implicit)
+        module = parser.parse_module(implicit)
     except ParseError as error:
         undefined = parser.first_undefined_use()
         if error.msg.startswith("values used but not defined") and undefined:
@@ -204,7 +237,12 @@ def parse_module(
             parser.location(parser.pos), "input is nested too deeply"
         ) from None
     except Exception as error:  # xDSL raises various errors on malformed input
-        raise LocatedError(parser.location(parser.pos), str(error)) from None
+        message = str(error) or (  # such as a bare `assert` in xDSL's parser
+            f"malformed input (xDSL's parser raised {type(error).__name__} here)"
+        )
+        raise LocatedError(parser.location(parser.pos), message) from None
+    parser.check_no_dangling_use(module)
+    return module
 
 
 @dataclass

@@ -336,3 +336,156 @@ def test_the_console_script(tmp_path: Path) -> None:
     assert (
         failed.stderr == "--slot 0: error: expected 5 values for memref<5xf32>, got 1\n"
     )
+
+
+# --- bad input, end to end (issue 6, item 3) ----------------------------------
+
+INPUTS = """func.func @main(%s: memref<3xf32>, %d: memref<2xi32>, %x: tensor<2xf32>)
+    -> tensor<2xf32> {
+  func.return %x : tensor<2xf32>
+}
+"""
+
+
+def _npy(tmp_path: Path, name: str, data: np.ndarray, pickle: bool = False) -> str:
+    path = tmp_path / name
+    np.save(path, data, allow_pickle=pickle)
+    return str(path)
+
+
+def _huge_header(tmp_path: Path) -> str:
+    """An .npy whose header declares 373 GiB of data, followed by 8 bytes."""
+    path = tmp_path / "huge.npy"
+    with open(path, "wb") as file:
+        header = {"descr": "<f4", "fortran_order": False, "shape": (99999999999,)}
+        np.lib.format.write_array_header_1_0(file, header)  # pyright: ignore
+        file.write(bytes(8))
+    return str(path)
+
+
+BAD_INPUTS = {
+    "wrong shape": (
+        lambda p: ["--slot", f"0={_npy(p, 'a.npy', np.zeros((3, 1), np.float32))}"],
+        "slot 0: error: expected float32 data of shape (3,) for memref<3xf32>, got "
+        "float32 data of shape (3, 1)",
+    ),
+    "wrong dtype": (
+        lambda p: ["--slot", f"1={_npy(p, 'a.npy', np.zeros(2, np.int64))}"],
+        "slot 1: error: expected int32 data of shape (2,) for memref<2xi32>, got "
+        "int64 data",
+    ),
+    "pickled objects": (
+        lambda p: ["--arg", f"0={_npy(p, 'a.npy', np.array([{}, 1]), pickle=True)}"],
+        "--arg 0: error: cannot read ",
+    ),
+    "a header declaring a huge shape": (
+        lambda p: ["--slot", f"0={_huge_header(p)}"],
+        "--slot 0: error: cannot read ",
+    ),
+    "a missing file": (
+        lambda p: ["--slot", f"0={p / 'missing.npy'}"],
+        "--slot 0: error: cannot read ",
+    ),
+    "a malformed list": (lambda p: ["--slot", "0=[1, 2,"], "--slot 0: error: '[1, 2,'"),
+    "a list too deep": (
+        lambda p: ["--arg", "0=" + "[" * 5000 + "]" * 5000],
+        "--arg 0: error: the list is nested too deeply",
+    ),
+    "a list of the wrong length": (
+        lambda p: ["--arg", "0=[1, 2, 3]"],
+        "--arg 0: error: expected 2 values for tensor<2xf32>, got 3",
+    ),
+    "NaN for an integer": (
+        lambda p: ["--slot", "1=[NaN, 1]"],
+        "--slot 1: error: expected an integer, got NaN",
+    ),
+    "infinity for an integer": (
+        lambda p: ["--slot", "1=[1, -Infinity]"],
+        "--slot 1: error: expected an integer, got -Infinity",
+    ),
+    "a number of 100 000 digits": (
+        lambda p: ["--arg", "0=" + "1" * 100_000 + "x"],
+        "--arg 0: error: cannot read 1111",
+    ),
+    "a slot that does not exist": (
+        lambda p: ["--slot", "2=zeros"],
+        "--slot 2: error: no such slot: the entry function has 2 slots",
+    ),
+    "an arg that does not exist": (
+        lambda p: ["--arg", "1=[1, 2]"],
+        "--arg 1: error: no such arg: the entry function has 1 arg",
+    ),
+    "an entry that does not exist": (
+        lambda p: ["--entry", "nope"],
+        "inputs.mlir: error: no function @nope to run",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_bad_input_is_one_error_and_writes_no_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    program = tmp_path / "inputs.mlir"
+    program.write_text(INPUTS)
+    make_args, message = BAD_INPUTS[case]
+    args = make_args(tmp_path)
+    before = sorted(os.listdir(tmp_path))
+    status, out, err = run(capsys, program, *args, "--out", tmp_path / "out.npz")
+    assert (status, out) == (1, "")
+    assert err.replace(f"{tmp_path}/", "").startswith(message), err
+    assert err.count("error:") == 1 and "Traceback" not in err
+    assert sorted(os.listdir(tmp_path)) == before  # no output, no temporary file
+
+
+def test_nan_and_infinities_are_data(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Also out of float32's range: an infinity, as a literal would be, with
+    no NumPy warning on stderr."""
+    program = tmp_path / "inputs.mlir"
+    program.write_text(INPUTS)
+    data = _npy(tmp_path, "x.npy", np.array([np.nan, -np.inf], np.float32))
+    for spec, printed in [
+        ("[NaN, -Infinity]", "[nan, -inf]"),
+        (data, "[nan, -inf]"),
+        ("[1e39, -1e39]", "[inf, -inf]"),
+    ]:
+        status, out, err = run(capsys, program, "--arg", f"0={spec}", "-q")
+        assert (status, err) == (0, "")
+        status, out, err = run(capsys, program, "--arg", f"0={spec}")
+        assert (status, err) == (0, "")
+        assert out.startswith(f"result 0 = dense<{printed}> : tensor<2xf32>\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "func.func @main(%s: memref<99999999999xf32>) {\n  func.return\n}\n",
+            "slot 0: error: memref<99999999999xf32> is too large to allocate\n",
+        ),
+        (
+            "func.func @main() -> tensor<99999999999xf32> {\n"
+            "  %c = grad.const 1.0 : tensor<99999999999xf32>\n"
+            "  func.return %c : tensor<99999999999xf32>\n}\n",
+            "huge.mlir: error: the results of @main do not fit in memory\n",
+        ),
+        (
+            "func.func @main() -> tensor<9999999999999999999xf32> {\n"
+            "  %c = grad.const 1.0 : tensor<9999999999999999999xf32>\n"
+            "  func.return %c : tensor<9999999999999999999xf32>\n}\n",
+            "huge.mlir:2:3: error: 'grad.const' op result 0 of type "
+            "tensor<9999999999999999999xf32> is too large to run\n",
+        ),
+    ],
+)
+def test_a_huge_declared_shape_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
+    """NumPy raised `MemoryError` or `ValueError` through the driver."""
+    program = tmp_path / "huge.mlir"
+    program.write_text(text)
+    status, out, err = run(capsys, program)
+    assert (status, out) == (1, "")
+    assert err.replace(f"{tmp_path}/", "").startswith(message)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import sys
@@ -23,8 +24,11 @@ from xdsl.dialects.builtin import MemRefType, TensorType
 from gradopt.api import BACKENDS, GradoptError, Program
 from gradopt.dialect.types import dtype_of
 
+# `[0-9]+(\.[0-9]*)?`, not `[0-9]+\.?[0-9]*`: a long run of digits that does
+# not match would be split between the two repetitions in every way (seconds
+# for 10 000 digits).
 _NUMBER = re.compile(
-    r"[+-]?(inf|infinity|nan|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)|true|false",
+    r"[+-]?(inf|infinity|nan|([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?)|true|false",
     re.IGNORECASE,
 )
 
@@ -132,28 +136,39 @@ def _array(spec: str, type: MemRefType | TensorType) -> np.ndarray:
     shape = tuple(type.get_shape())
     convert = _CONVERT[dtype]
     if spec == "zeros":
-        return np.zeros(shape, dtype)
+        try:
+            return np.zeros(shape, dtype)
+        except (MemoryError, ValueError):  # NumPy's "Maximum allowed dimension"
+            raise ValueError(f"{type} is too large to allocate") from None
     if spec.startswith("["):
         try:
             data = json.loads(spec)
+            _, elements = _elements(data)
         except json.JSONDecodeError as error:
             raise ValueError(f"'{spec}' is not a JSON list: {error}") from None
-        _, elements = _elements(data)
-        count = int(np.prod(shape))
+        except RecursionError:
+            raise ValueError("the list is nested too deeply") from None
+        count = math.prod(shape)
         if len(elements) != count:
             raise ValueError(f"expected {count} values for {type}, got {len(elements)}")
-        return np.array([convert(e) for e in elements], dtype).reshape(shape)
+        with np.errstate(over="ignore"):  # beyond float32's range is an infinity
+            return np.array([convert(e) for e in elements], dtype).reshape(shape)
     if _NUMBER.fullmatch(spec):
         if shape:
             raise ValueError(
                 f"a single number is a rank-0 value, but this is {type}: give a "
                 f"list, a .npy file or zeros"
             )
-        return np.array(convert(_scalar(spec)), dtype)
+        with np.errstate(over="ignore"):
+            return np.array(convert(_scalar(spec)), dtype)
     try:
         array = np.load(spec, allow_pickle=False)
     except (ValueError, EOFError) as error:  # not a .npy file, or pickled data
         raise ValueError(f"cannot read {spec}: {error}") from None
+    except MemoryError:  # NumPy allocates the shape in the header before reading
+        raise ValueError(
+            f"cannot read {spec}: its data does not fit in memory"
+        ) from None
     if not isinstance(array, np.ndarray):
         raise ValueError(f"{spec} is an .npz archive, not a .npy file")
     return array
