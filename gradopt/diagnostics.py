@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import AttributeInvT, Operation, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.parser.core import ForwardDeclaredValue
+from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
@@ -99,7 +100,22 @@ def verify_module(module: Operation) -> None:
                 op.verify(verify_nested_ops=False)
             except VerifyException as error:
                 raise OpError(op, str(error)) from None
+            _check_not_empty(op)
     _check_dominance(module)
+
+
+def _check_not_empty(op: Operation) -> None:
+    """A single-block region needs at least a terminator (`func.return`, ...).
+
+    xDSL checks this when it verifies a block, which `verify_nested_ops=False`
+    skips; an empty function body then ran as if it returned nothing."""
+    if op.has_trait(NoTerminator):
+        return
+    for i, region in enumerate(op.regions):
+        if len(region.blocks) == 1 and region.block.first_op is None:
+            raise OpError(
+                op, f"region #{i} is empty: its block needs at least a terminator"
+            )
 
 
 def _check_dominance(op: Operation, visible: set[SSAValue] | None = None) -> None:

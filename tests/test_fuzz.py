@@ -518,6 +518,9 @@ FOUND = {
         "func.func @main() {\n  %c0 = arith.constant 0 : index\n"
         "  scf.for %i = %c0 to %i step %c0 {\n  }\n  func.return\n}\n"
     ),
+    "an empty function body (no func.return)": (
+        "func.func @main(%a: tensor<5xf32>) -> tensor<5xf32> {\n}\n"
+    ),
     "a dense literal that xDSL's parser asserts on": (
         "func.func @main() {\n"
         "  %b = grad.const dense<[1, 0]> : tensor<5xcomplex<f32>>\n"

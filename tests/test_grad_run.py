@@ -489,3 +489,23 @@ def test_a_huge_declared_shape_is_an_error(
     status, out, err = run(capsys, program)
     assert (status, out) == (1, "")
     assert err.replace(f"{tmp_path}/", "").startswith(message)
+
+
+def test_an_internal_error_is_one_line_without_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As in grad-opt: a bug in gradopt (here a pass raising) is reported on
+    one line, exit status 1, no output file, rather than as a traceback."""
+
+    def fail(*args: object) -> None:
+        raise ValueError("Can't insert operation before operation not in block")
+
+    monkeypatch.setattr("gradopt.api.Program.run", fail)
+    out_file = tmp_path / "out.npz"
+    status, out, err = run(capsys, CUBIC, "--out", out_file)
+    assert (status, out) == (1, "")
+    assert err == (
+        "grad-run: error: internal error: ValueError: Can't insert operation "
+        "before operation not in block\n"
+    )
+    assert not out_file.exists()

@@ -243,3 +243,23 @@ def test_a_target_that_expands_to_an_existing_value() -> None:
     """
     (h,) = gradopt.run(text, args=[np.float32(3.0)]).results
     assert h == 1.0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="expand_reverse replaces the first op of a group (its anchor) before "
+    "creating the zeros of a later op's target, and inserting them before the "
+    "erased anchor raises ValueError",
+)
+def test_two_gradients_of_one_loss_one_w_r_t_a_value_it_does_not_reach() -> None:
+    """Found by test_jvp_agrees_with_the_gradient_and_a_finite_difference with
+    GRADOPT_PROPERTY_RANDOM=1; both ops share one walk (SPEC §5.4)."""
+    text = """
+    func.func @main(%x: tensor<f32>, %y: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+      %g = grad.gradient %x wrt %x : tensor<f32>, tensor<f32>
+      %h = grad.gradient %x wrt %y : tensor<f32>, tensor<f32>
+      func.return %g, %h : tensor<f32>, tensor<f32>
+    }
+    """
+    g, h = gradopt.run(text, args=[np.float32(3.0), np.float32(1.0)]).results
+    assert (g, h) == (1.0, 0.0)

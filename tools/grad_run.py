@@ -284,6 +284,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GradoptError as error:
         sys.stderr.write(str(error))
         return 1
+    except Exception as error:  # a bug in gradopt: one line, as grad-opt gives
+        name = type(error).__name__
+        print(f"grad-run: error: internal error: {name}: {error}", file=sys.stderr)
+        return 1
     sys.stdout.write(output)
     return 0
 
