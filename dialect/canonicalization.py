@@ -41,6 +41,7 @@ from gradopt.dialect.ops import (
     ReshapeOp,
     StoreOp,
     WhereOp,
+    is_differentiated,
 )
 
 FOLD_LIMIT = 1 << 20
@@ -56,7 +57,7 @@ def splat_of(value: SSAValue) -> float | int | None:
 
 
 def _replace_by(rewriter: PatternRewriter, op: Operation, value: SSAValue) -> None:
-    rewriter.replace_op(op, (), (value,))
+    rewriter.replace(op, (), (value,))
 
 
 class MulByOne(RewritePattern):
@@ -113,9 +114,9 @@ class WhereOfWhereSameCondition(RewritePattern):
     def match_and_rewrite(self, op: WhereOp, rewriter: PatternRewriter, /):
         c, a, b = op.condition, op.on_true, op.on_false
         if isinstance(inner := a.owner, WhereOp) and inner.condition is c:
-            rewriter.replace_op(op, WhereOp(c, inner.on_true, b))
+            rewriter.replace(op, WhereOp(c, inner.on_true, b))
         elif isinstance(inner := b.owner, WhereOp) and inner.condition is c:
-            rewriter.replace_op(op, WhereOp(c, a, inner.on_false))
+            rewriter.replace(op, WhereOp(c, a, inner.on_false))
 
 
 class MulOfMaskedByConstant(RewritePattern):
@@ -138,7 +139,7 @@ class MulOfMaskedByConstant(RewritePattern):
                 assert isinstance(op.result.type, TensorType)
                 product = MulOp(where.on_true, k)
                 constant = ConstOp.splat(float(zero), op.result.type)
-                rewriter.replace_op(
+                rewriter.replace(
                     op,
                     [
                         product,
@@ -173,7 +174,7 @@ class ReshapeOfReshape(RewritePattern):
     def match_and_rewrite(self, op: ReshapeOp, rewriter: PatternRewriter, /):
         if isinstance(inner := op.input.owner, ReshapeOp):
             assert isinstance(op.result.type, TensorType)
-            rewriter.replace_op(op, ReshapeOp(inner.input, op.result.type))
+            rewriter.replace(op, ReshapeOp(inner.input, op.result.type))
 
 
 class PermuteOfPermute(RewritePattern):
@@ -184,7 +185,7 @@ class PermuteOfPermute(RewritePattern):
         if isinstance(inner := op.input.owner, PermuteOp):
             p, q = inner.int_list(), op.int_list()
             assert isinstance(op.result.type, TensorType)
-            rewriter.replace_op(
+            rewriter.replace(
                 op, PermuteOp(inner.input, [p[i] for i in q], op.result.type)
             )
 
@@ -224,29 +225,48 @@ class FoldConstants(RewritePattern):
                 result = np.asarray(op.kernel()(*arrays))
         except EvaluationError:
             return
-        rewriter.replace_op(op, constant_of(result, types[-1]))
+        rewriter.replace(op, constant_of(result, types[-1]))
+
+
+class KeepDifferentiatedValues(RewritePattern):
+    """Applies `patterns` except to an op whose result a differentiation op
+    takes a derivative with respect to: replacing that result by another value
+    (`x` for `mul x 1.0`, a literal when folding) would change which node the
+    derivative is taken at."""
+
+    def __init__(self, *patterns: RewritePattern):
+        self.patterns = patterns
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if any(is_differentiated(result) for result in op.results):
+            return
+        for pattern in self.patterns:
+            pattern.match_and_rewrite(op, rewriter)
+            if rewriter.has_done_action:
+                return
 
 
 _FOLD = FoldConstants()
 _IDENTITY = IdentityShape()
-PATTERNS: dict[type[Operation], tuple[RewritePattern, ...]] = {
-    MulOp: (MulByOne(), MulOfMaskedByConstant(), _FOLD),
-    NegOp: (NegOfNeg(), _FOLD),
-    MaxOp: (MaxOfSame(), _FOLD),
-    WhereOp: (
+PATTERNS: dict[type[Operation], RewritePattern] = {
+    MulOp: KeepDifferentiatedValues(MulByOne(), MulOfMaskedByConstant(), _FOLD),
+    NegOp: KeepDifferentiatedValues(NegOfNeg(), _FOLD),
+    MaxOp: KeepDifferentiatedValues(MaxOfSame(), _FOLD),
+    WhereOp: KeepDifferentiatedValues(
         WhereOfSplatCondition(),
         WhereOfSameSides(),
         WhereOfWhereSameCondition(),
         _FOLD,
     ),
-    ReshapeOp: (_IDENTITY, ReshapeOfReshape(), _FOLD),
-    PermuteOp: (_IDENTITY, PermuteOfPermute(), _FOLD),
-    BroadcastOp: (_IDENTITY, _FOLD),
-    CastOp: (_IDENTITY, _FOLD),
-    BitcastOp: (_IDENTITY, _FOLD),
+    ReshapeOp: KeepDifferentiatedValues(_IDENTITY, ReshapeOfReshape(), _FOLD),
+    PermuteOp: KeepDifferentiatedValues(_IDENTITY, PermuteOfPermute(), _FOLD),
+    BroadcastOp: KeepDifferentiatedValues(_IDENTITY, _FOLD),
+    CastOp: KeepDifferentiatedValues(_IDENTITY, _FOLD),
+    BitcastOp: KeepDifferentiatedValues(_IDENTITY, _FOLD),
 }
+_FOLD_ONLY = KeepDifferentiatedValues(_FOLD)
 
 
 def patterns_for(op_type: type[Operation]) -> tuple[RewritePattern, ...]:
     """The canonicalization patterns rooted at ops of `op_type`."""
-    return PATTERNS.get(op_type, (_FOLD,))
+    return (PATTERNS.get(op_type, _FOLD_ONLY),)

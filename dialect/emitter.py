@@ -18,6 +18,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from gradopt.dialect.ops import (
     AddOp,
     BroadcastOp,
+    CastOp,
     CmpEqOp,
     CmpLtOp,
     ConstOp,
@@ -125,6 +126,10 @@ class Emitter:
 
     def dot(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.insert(DotOp(a, b))
+
+    def identity(self, a: SSAValue) -> SSAValue:
+        """A new value equal to `a` (a `grad.cast` to its own type)."""
+        return self.insert(CastOp(a, _tensor(a)))
 
     def zeros(self, type: TensorType) -> SSAValue:
         return self.const(0.0, type)

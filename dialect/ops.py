@@ -1201,6 +1201,11 @@ class DifferentiationOp(IRDLOperation, ABC):
 
     traits = traits_def(Pure())
 
+    @property
+    @abstractmethod
+    def differentiated(self) -> Sequence[SSAValue]:
+        """The values it differentiates with respect to (its targets)."""
+
     def _check_results(
         self, targets: Sequence[SSAValue], results: Sequence[SSAValue]
     ) -> None:
@@ -1241,6 +1246,16 @@ class DifferentiationOp(IRDLOperation, ABC):
         printer.print_list(types, printer.print_attribute)
 
 
+def is_differentiated(value: SSAValue) -> bool:
+    """Whether a differentiation op takes a derivative with respect to `value`:
+    then `value` must stay a node of its own (SPEC §4 rule 3)."""
+    return any(
+        isinstance(use.operation, DifferentiationOp)
+        and value in use.operation.differentiated
+        for use in value.uses
+    )
+
+
 @irdl_op_definition
 class GradientOp(DifferentiationOp):
     """`%g0, %g1 = grad.gradient %y wrt %a, %b : tensor<f32>, T0, T1`:
@@ -1250,6 +1265,10 @@ class GradientOp(DifferentiationOp):
     loss = operand_def(TensorType)
     targets = var_operand_def(AnyAttr())
     gradients = var_result_def(AnyAttr())
+
+    @property
+    def differentiated(self) -> Sequence[SSAValue]:
+        return self.targets
 
     def __init__(self, loss: SSAValue, targets: Sequence[SSAValue]):
         super().__init__(
@@ -1295,6 +1314,10 @@ class VjpOp(DifferentiationOp):
     cotangent = operand_def(TensorType)
     targets = var_operand_def(AnyAttr())
     gradients = var_result_def(AnyAttr())
+
+    @property
+    def differentiated(self) -> Sequence[SSAValue]:
+        return self.targets
 
     def __init__(
         self, loss: SSAValue, cotangent: SSAValue, targets: Sequence[SSAValue]
@@ -1348,6 +1371,10 @@ class JvpOp(DifferentiationOp):
     target = operand_def(AnyAttr())
     tangent = operand_def(AnyAttr())
     result = result_def(TensorType)
+
+    @property
+    def differentiated(self) -> Sequence[SSAValue]:
+        return (self.target,)
 
     def __init__(self, output: SSAValue, target: SSAValue, tangent: SSAValue):
         super().__init__(operands=[output, target, tangent], result_types=[output.type])

@@ -17,7 +17,7 @@ from xdsl.ir import Operation, OpResult, SSAValue
 
 from gradopt.diagnostics import OpError
 from gradopt.dialect.emitter import ConstantPool, Emitter
-from gradopt.dialect.ops import GradientOp, JvpOp, VjpOp
+from gradopt.dialect.ops import GradientOp, JvpOp, VjpOp, is_differentiated
 from gradopt.dialect.paths import depends_on, differentiable_inputs, post_order
 from gradopt.dialect.rules import reverse_rule, tangent_rule
 
@@ -104,9 +104,13 @@ def forward_walk(
     return tangents[output] if output in tangents else e.zeros(_type(output))
 
 
-def _replace(op: Operation, values: Sequence[SSAValue]) -> None:
+def _replace(e: Emitter, op: Operation, values: Sequence[SSAValue]) -> None:
+    """Replace `op`'s results by `values`. A result that another op differentiates
+    with respect to gets a node of its own: its value may be shared (a literal,
+    the seed, another result), and differentiating w.r.t. a shared value would
+    mix in every other use of it (SPEC §4 rule 3)."""
     for old, new in zip(op.results, values, strict=True):
-        old.replace_all_uses_with(new)
+        old.replace_all_uses_with(e.identity(new) if is_differentiated(old) else new)
     op.detach()
     op.erase()
 
@@ -120,13 +124,14 @@ def expand_reverse(ops: Sequence[ReverseOp], constants: ConstantPool) -> None:
     gradients = backward_walk(
         e, first.loss, seed, [t for op in ops for t in op.targets]
     )
-    for op in ops:
-        _replace(
-            op,
-            [gradients[t] if t in gradients else e.zeros(_type(t)) for t in op.targets],
-        )
+    results = [
+        [gradients[t] if t in gradients else e.zeros(_type(t)) for t in op.targets]
+        for op in ops
+    ]
+    for op, values in zip(ops, results, strict=True):
+        _replace(e, op, values)
 
 
 def expand_jvp(op: JvpOp, constants: ConstantPool) -> None:
     e = Emitter(op, constants)
-    _replace(op, [forward_walk(e, op.output, op.target, op.tangent)])
+    _replace(e, op, [forward_walk(e, op.output, op.target, op.tangent)])

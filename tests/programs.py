@@ -122,6 +122,23 @@ class Program:
         """The same body with other final ops and results."""
         return replace(self, ops=[*self.ops[: self.body], *ops], returns=list(returns))
 
+    def with_special_data(self, seed: int) -> Program:
+        """The same program on data where about a third of the elements are
+        NaN, infinities, signed zeros, the largest or a subnormal float32
+        (for properties of the bits, which have no float64 reference)."""
+        rng = np.random.default_rng(seed)
+        special = np.array(
+            [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -3.4e38, 3.4e38],
+            np.float32,
+        )
+        data = {}
+        for name, values in self.data.items():
+            mixed = np.array(values)
+            chosen = rng.random(mixed.shape) < 0.35
+            mixed[chosen] = rng.choice(special, size=mixed.shape)[chosen]
+            data[name] = mixed
+        return replace(self, data=data, info={**self.info, "reference": None})
+
     def expected(self) -> list[np.ndarray]:
         """The float64 reference values of the results (the example is
         rejected if a finite difference would straddle a step)."""

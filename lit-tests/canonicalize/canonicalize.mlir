@@ -227,3 +227,20 @@ func.func @no_fold_of_an_error() -> tensor<2xi32> {
   %d = grad.idiv %p, %z : tensor<2xi32>
   func.return %d : tensor<2xi32>
 }
+
+// -----
+
+// Kept: %t is a gradient target, and replacing it by %x (its value) would move
+// the derivative to %x, which has other uses.
+// CHECK-LABEL: func.func @differentiated_value_is_kept
+// CHECK-NEXT:    %one = grad.const 1.0 : tensor<f32>
+// CHECK-NEXT:    %t = grad.mul %x, %one : tensor<f32>
+// CHECK-NEXT:    %y = grad.mul %t, %x : tensor<f32>
+// CHECK-NEXT:    %g = grad.gradient %y wrt %t : tensor<f32>, tensor<f32>
+func.func @differentiated_value_is_kept(%x: tensor<f32>) -> tensor<f32> {
+  %one = grad.const 1.0 : tensor<f32>
+  %t = grad.mul %x, %one : tensor<f32>
+  %y = grad.mul %t, %x : tensor<f32>
+  %g = grad.gradient %y wrt %t : tensor<f32>, tensor<f32>
+  func.return %g : tensor<f32>
+}
