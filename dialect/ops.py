@@ -63,9 +63,11 @@ from gradopt.dialect.syntax import (
     parse_operand_list,
     parse_tensor_type,
     parse_type_list,
+    parse_typed_operands,
     print_attributes,
     print_int_list,
     print_scalar_literal,
+    print_typed_operands,
     resolve,
     with_element,
 )
@@ -250,20 +252,13 @@ class ElementwiseOp(GradOp, ABC):
 
     @classmethod
     def parse(cls, parser: Parser) -> ElementwiseOp:
-        operands = parse_operand_list(parser)
-        attrs = parse_attributes(parser, cls)
-        parser.parse_punctuation(":")
-        type = parse_tensor_type(parser)
-        count = len(cls.OPERAND_NAMES)
-        values = resolve(parser, operands, [type] * len(operands), count)
+        values, type, attrs = parse_typed_operands(
+            parser, cls, lambda t: [t] * len(cls.OPERAND_NAMES)
+        )
         return cls.create(operands=values, result_types=[type], attributes=attrs)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.operands, printer.print_operand)
-        print_attributes(printer, self)
-        printer.print_string(" : ")
-        printer.print_attribute(self.results[0].type)
+        print_typed_operands(printer, self, self.results[0].type)
 
 
 class UnaryOp(ElementwiseOp, ABC):
@@ -401,21 +396,13 @@ class CompareOp(GradOp, ABC):
 
     @classmethod
     def parse(cls, parser: Parser) -> CompareOp:
-        operands = parse_operand_list(parser)
-        attrs = parse_attributes(parser, cls)
-        parser.parse_punctuation(":")
-        type = parse_tensor_type(parser)
-        lhs, rhs = resolve(parser, operands, [type] * len(operands), 2)
+        (lhs, rhs), _, attrs = parse_typed_operands(parser, cls, lambda t: [t, t])
         op = cls(lhs, rhs)
         op.attributes.update(attrs)
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.operands, printer.print_operand)
-        print_attributes(printer, self)
-        printer.print_string(" : ")
-        printer.print_attribute(self.lhs.type)
+        print_typed_operands(printer, self, self.lhs.type)
 
 
 @irdl_op_definition
@@ -474,23 +461,15 @@ class WhereOp(GradOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> WhereOp:
-        operands = parse_operand_list(parser)
-        attrs = parse_attributes(parser, cls)
-        parser.parse_punctuation(":")
-        type = parse_tensor_type(parser)
-        condition, on_true, on_false = resolve(
-            parser, operands, [with_element(type, i1), type, type], 3
+        (condition, on_true, on_false), _, attrs = parse_typed_operands(
+            parser, cls, lambda t: [with_element(t, i1), t, t]
         )
         op = cls(condition, on_true, on_false)
         op.attributes.update(attrs)
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.operands, printer.print_operand)
-        print_attributes(printer, self)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+        print_typed_operands(printer, self, self.result.type)
 
     def kernel(self) -> Kernel:
         type = _tensor(self.result)

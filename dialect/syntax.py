@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import cast
 
 import numpy as np
@@ -189,3 +189,26 @@ def parse_tensor_type(parser: Parser) -> TensorType:
             Span(start, parser.pos, parser.lexer.input),
         )
     return type
+
+
+def parse_typed_operands(
+    parser: Parser,
+    op_type: type[Operation],
+    operand_types: Callable[[TensorType], Sequence[Attribute]],
+) -> tuple[list[SSAValue], TensorType, dict[str, Attribute]]:
+    """Parse `%a, %b attr-dict : T`, the operands' types derived from T."""
+    operands = parse_operand_list(parser)
+    attrs = parse_attributes(parser, op_type)
+    parser.parse_punctuation(":")
+    type = parse_tensor_type(parser)
+    types = operand_types(type)
+    return resolve(parser, operands, types, len(types)), type, attrs
+
+
+def print_typed_operands(printer: Printer, op: Operation, type: Attribute) -> None:
+    """Print `%a, %b attr-dict : T`."""
+    printer.print_string(" ")
+    printer.print_list(op.operands, printer.print_operand)
+    print_attributes(printer, op)
+    printer.print_string(" : ")
+    printer.print_attribute(type)
