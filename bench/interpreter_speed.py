@@ -2,9 +2,10 @@
 
 Usage: python bench/interpreter_speed.py [--repeats N] [--only mlp,scalar,memory]
 
-Each part runs both sides in the same process, interleaved repeat by repeat so
+Each part runs both sides in the same process, alternating between them so
 that a disturbance (another process, a frequency change) hits both alike, and
-reports medians:
+reports medians (the MLP step in blocks of 8 calls a side, as a training loop
+calls it, with the page faults of a call beside):
 
 (a) mlp: one SGD step of the MLP of `examples/mlp_step.mlir` at batch 256,
     784 -> 512 -> 10 (the example's shapes scaled up), through
@@ -26,7 +27,9 @@ reports medians:
 
 The BLAS library and the kernel it picked are printed first: OPENBLAS_CORETYPE,
 where set, changes the kernel, and must be the same on both sides (it is: one
-process).
+process). Run it on an otherwise idle machine: with another process busy on a
+core, OpenBLAS's two threads wait on each other and steps take 10-30x longer
+(`OPENBLAS_NUM_THREADS=1` is then the fair choice). Results: bench/RESULTS.md.
 """
 
 from __future__ import annotations
