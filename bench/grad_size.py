@@ -9,6 +9,8 @@ Usage: python bench/grad_size.py
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
+from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
@@ -194,13 +196,94 @@ def sizes(text: str) -> tuple[int, int]:
     return forward, computing_ops(module)
 
 
+def jax_functions() -> dict[str, tuple[Callable[..., Any], list[Any], tuple[int, ...]]]:
+    """The five programs as JAX functions: (f, example arguments, argnums)."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    def polynomial(x, c):
+        p = c * x
+        for _ in range(1, 20):
+            p = (p + c) * x
+        return jnp.sum(p)
+
+    def cross_entropy(logits, labels):
+        m = lax.stop_gradient(jnp.max(logits, axis=1, keepdims=True))
+        s = logits - m
+        lse = jnp.log2(jnp.sum(jnp.exp2(s * LOG2E), axis=1, keepdims=True)) * LN2
+        return -jnp.sum(labels * (s - lse)) / logits.shape[0]
+
+    def mlp(x, y, w1, b1, w2, b2):
+        hidden = jnp.maximum(x @ w1 + b1, 0.0)
+        return cross_entropy(hidden @ w2 + b2, y)
+
+    def residual(x, *ws):
+        h = jnp.sin(x)
+        for w in ws:
+            h = h + jnp.sin(h * w)
+        return jnp.sum(h)
+
+    def weights(x, *ws):
+        squares = [(w * x) * (w * x) for w in ws]
+        total = squares[0] + squares[1]
+        for q in squares[2:]:
+            total = total + q
+        return jnp.sum(total)
+
+    v16, z = jnp.ones(16), jnp.ones((8, 10))
+    mlp_args = [
+        jnp.ones(s) for s in ((32, 64), (32, 10), (64, 32), (32,), (32, 10), (10,))
+    ]
+    return {
+        "polynomial chain": (polynomial, [v16, v16], (0,)),
+        "softmax cross-entropy": (cross_entropy, [z, z], (0,)),
+        "2-layer MLP": (mlp, mlp_args, (2, 3, 4, 5)),
+        "50-step residual chain": (residual, [v16] * 51, tuple(range(51))),
+        "50 weight tensors": (weights, [v16] * 51, tuple(range(1, 51))),
+    }
+
+
+def jaxpr_size(function: Callable[..., Any], arguments: list[Any]) -> int:
+    """Equations of `function`'s jaxpr, those of nested jaxprs included."""
+    import jax
+
+    def count(jaxpr: Any) -> int:
+        total = 0
+        for equation in jaxpr.eqns:
+            total += 1
+            for parameter in equation.params.values():
+                inner = getattr(parameter, "jaxpr", parameter)
+                if hasattr(inner, "eqns"):
+                    total += count(inner)
+        return total
+
+    return count(jax.make_jaxpr(function)(*arguments).jaxpr)
+
+
 def main() -> None:
     has_jax = importlib.util.find_spec("jax") is not None
-    print(f"{'program':<24} {'forward':>8} {'after':>8} {'ratio':>6}  target <= 3.0")
+    jax_sizes: dict[str, tuple[int, int]] = {}
+    if has_jax:
+        import jax
+
+        for name, (f, arguments, argnums) in jax_functions().items():
+            gradient = jax.value_and_grad(f, argnums=argnums)
+            jax_sizes[name] = (
+                jaxpr_size(f, arguments),
+                jaxpr_size(gradient, arguments),
+            )
+    print(
+        f"{'program':<24} {'forward':>8} {'after':>8} {'ratio':>6}  target <= 3.0"
+        + ("   jax: forward, value_and_grad, ratio" if has_jax else "")
+    )
     for name, build in PROGRAMS.items():
         forward, after = sizes(build())
-        verdict = "ok" if after / forward <= 3.0 else "over"
-        print(f"{name:<24} {forward:>8} {after:>8} {after / forward:>6.2f}  {verdict}")
+        verdict = "ok  " if after / forward <= 3.0 else "over"
+        line = f"{name:<24} {forward:>8} {after:>8} {after / forward:>6.2f}  {verdict}"
+        if name in jax_sizes:
+            jf, jg = jax_sizes[name]
+            line += f"          {jf:>5} {jg:>8} {jg / jf:>8.2f}"
+        print(line)
     if not has_jax:
         print("(jax is not installed: no jaxpr comparison)")
 
