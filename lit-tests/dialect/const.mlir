@@ -1,4 +1,5 @@
 // RUN: GRAD_ROUNDTRIP | filecheck %s
+// RUN: XDSL_ROUNDTRIP | filecheck %s
 // RUN: GRAD_GENERIC_ROUNDTRIP | filecheck %s
 // RUN: grad-opt %s --split-input-file --print-op-generic | filecheck %s --check-prefix=CHECK-GENERIC
 
