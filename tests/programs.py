@@ -52,12 +52,6 @@ take different branches."""
 STEP = 1e-3
 """Finite-difference step, relative to the magnitude of the perturbed element."""
 DIFFERENTIATION = ("gradient", "vjp", "jvp")
-SHARED_LOSSES = False
-"""Whether two `grad.gradient` ops may have one loss. They share one walk,
-and `expand-gradient` fails when a later one has a target that the loss does
-not reach (test_properties.py,
-`test_two_gradients_of_one_loss_one_w_r_t_a_value_it_does_not_reach`); set
-this once that is fixed."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +103,11 @@ class Program:
             f"  {v.name} = {self.data[v.name].tolist()}" for v in self.inputs
         )
         return f"Program:\n{self.text}data:\n{data}\n"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """What Hypothesis's pretty printer shows (it lists a dataclass's
+        fields otherwise)."""
+        printer.text(repr(self))
 
     @property
     def slots(self) -> list[np.ndarray]:
@@ -543,7 +542,6 @@ class Builder:
         self.pool: list[Value] = []
         self.literals: set[str] = set()
         self.not_targets: set[str] = set()
-        self.losses: set[str] = set()
         self.counter = itertools.count()
 
     # naming, values, choices
@@ -930,9 +928,6 @@ class Builder:
         total = parts[0]
         for part in parts[1:]:
             total = self.op("add", [total, part], ()) or total
-        if total.name in self.losses and not SHARED_LOSSES:
-            total = self.op("mul", [total, self.literal(())], ()) or self.literal(())
-        self.losses.add(total.name)
         return total
 
     def interior(self, sources: Sequence[Value], root: Value) -> set[str]:
@@ -953,13 +948,9 @@ class Builder:
 
     def inner(self) -> None:
         """A differentiation op inside the program: what follows may use its
-        results, so a later differentiation op differentiates through it.
-
-        Its results are not targets of later ops: `expand-gradient` may replace
-        one by an existing value (the seed literal 1.0, a zeros literal, the
-        cotangent or the tangent), and a later walk then differentiates with
-        respect to every use of that value (see test_properties.py,
-        `test_a_target_that_expands_to_an_existing_value`)."""
+        results, so a later differentiation op differentiates through it, or
+        with respect to them. Two reverse-mode ops may have one loss (they
+        share one walk)."""
         kind = self.choose(DIFFERENTIATION)
         if kind == "jvp":
             y = self.pick()
@@ -972,7 +963,7 @@ class Builder:
             result = self.new(y.shape)
             if self.emit("jvp", [y, x, tangent], [result]) is not None:
                 self.pool.append(result)
-                self.not_targets |= self.interior([x], y) | {result.name}
+                self.not_targets |= self.interior([x], y)
             return
         if kind == "vjp":
             y = self.pick()
@@ -989,7 +980,7 @@ class Builder:
         results = [self.new(t.shape) for t in targets]
         if self.emit(kind, [*head, *targets], results) is not None:
             self.pool.extend(results)
-            self.not_targets |= self.interior(targets, y) | {r.name for r in results}
+            self.not_targets |= self.interior(targets, y)
 
     ACTIONS: tuple[str, ...] = (
         "unary", "unary", "unary", "binary", "binary", "binary", "binary", "tie",

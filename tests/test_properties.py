@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from programs import Op, Program, Value, programs
@@ -57,6 +58,10 @@ def run(program: Program, text: str | None = None) -> list[np.ndarray]:
     """The results of `program` (or of `text` on the program's inputs)."""
     source = program.text if text is None else text
     return gradopt.run(source, slots=program.slots, args=program.args).results
+
+
+def run_text(text: str, args: Sequence[np.ndarray]) -> list[np.ndarray]:
+    return gradopt.run(text, args=args).results
 
 
 def assert_same_bits(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray]) -> None:
@@ -260,3 +265,45 @@ def test_two_gradients_of_one_loss_one_w_r_t_a_value_it_does_not_reach() -> None
     """
     g, h = gradopt.run(text, args=[np.float32(3.0), np.float32(1.0)]).results
     assert (g, h) == (1.0, 0.0)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="canonicalize keeps a differentiated value but rewrites a later op "
+    "through it: `neg (neg x)` becomes `x`, bypassing the target in between",
+)
+def test_canonicalize_before_expansion_keeps_a_gradient() -> None:
+    """d(-a)/da is -1; after `canonicalize`, y = neg (neg x) is x, which does
+    not depend on a, and the gradient is 0. Found by adding
+    `canonicalize,expand-gradient` to the pipelines of (e)."""
+    text = """
+    func.func @main(%x: tensor<f32>) -> tensor<f32> {
+      %a = grad.neg %x : tensor<f32>
+      %y = grad.neg %a : tensor<f32>
+      %g = grad.gradient %y wrt %a : tensor<f32>, tensor<f32>
+      func.return %g : tensor<f32>
+    }
+    """
+    (g,) = run_text(grad_opt(text, "-p", "canonicalize"), [np.float32(1.0)])
+    assert g == -1.0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="cse merges an op whose result is a target with an equal op, so the "
+    "gradient is taken w.r.t. both uses",
+)
+def test_cse_before_expansion_keeps_a_gradient() -> None:
+    """d(a·b)/da is b = sin x, though a and b are equal ops; after `cse`, b is
+    a, and the gradient is 2 sin x."""
+    text = """
+    func.func @main(%x: tensor<f32>) -> tensor<f32> {
+      %a = grad.sin %x : tensor<f32>
+      %b = grad.sin %x : tensor<f32>
+      %l = grad.mul %a, %b : tensor<f32>
+      %g = grad.gradient %l wrt %a : tensor<f32>, tensor<f32>
+      func.return %g : tensor<f32>
+    }
+    """
+    (g,) = run_text(grad_opt(text, "-p", "cse"), [np.float32(1.0)])
+    assert g == np.sin(np.float32(1.0))
