@@ -458,18 +458,28 @@ def test_nan_and_infinities_are_data(
         assert out.startswith(f"result 0 = dense<{printed}> : tensor<2xf32>\n")
 
 
+HUGE_SLOT = "func.func @main(%s: memref<99999999999xf32>) {\n  func.return\n}\n"
+
+
 @pytest.mark.parametrize(
-    ("text", "message"),
+    ("text", "message", "args"),
     [
         (
-            "func.func @main(%s: memref<99999999999xf32>) {\n  func.return\n}\n",
+            HUGE_SLOT,
             "slot 0: error: memref<99999999999xf32> is too large to allocate\n",
+            [],
+        ),
+        (
+            HUGE_SLOT,
+            "--slot 0: error: memref<99999999999xf32> is too large to allocate\n",
+            ["--slot", "0=zeros"],
         ),
         (
             "func.func @main() -> tensor<99999999999xf32> {\n"
             "  %c = grad.const 1.0 : tensor<99999999999xf32>\n"
             "  func.return %c : tensor<99999999999xf32>\n}\n",
             "huge.mlir: error: the results of @main do not fit in memory\n",
+            [],
         ),
         (
             "func.func @main() -> tensor<9999999999999999999xf32> {\n"
@@ -477,16 +487,21 @@ def test_nan_and_infinities_are_data(
             "  func.return %c : tensor<9999999999999999999xf32>\n}\n",
             "huge.mlir:2:3: error: 'grad.const' op result 0 of type "
             "tensor<9999999999999999999xf32> is too large to run\n",
+            [],
         ),
     ],
 )
 def test_a_huge_declared_shape_is_an_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    text: str,
+    message: str,
+    args: list[str],
 ) -> None:
     """NumPy raised `MemoryError` or `ValueError` through the driver."""
     program = tmp_path / "huge.mlir"
     program.write_text(text)
-    status, out, err = run(capsys, program)
+    status, out, err = run(capsys, program, *args)
     assert (status, out) == (1, "")
     assert err.replace(f"{tmp_path}/", "").startswith(message)
 
