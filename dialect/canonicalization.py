@@ -229,16 +229,17 @@ class FoldConstants(RewritePattern):
 
 
 class KeepDifferentiatedValues(RewritePattern):
-    """Applies `patterns` except to an op whose result a differentiation op
-    takes a derivative with respect to: replacing that result by another value
-    (`x` for `mul x 1.0`, a literal when folding) would change which node the
-    derivative is taken at."""
+    """Applies `patterns` except to an op that reads or defines a value that a
+    differentiation op takes a derivative with respect to: replacing that value
+    (`x` for `mul x 1.0`, a literal when folding), or bypassing it
+    (`neg (neg a) -> x` when `a = neg x` is the target), would change or cut
+    the node the derivative is taken at."""
 
     def __init__(self, *patterns: RewritePattern):
         self.patterns = patterns
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
-        if any(is_differentiated(result) for result in op.results):
+        if any(is_differentiated(v) for v in (*op.results, *op.operands)):
             return
         for pattern in self.patterns:
             pattern.match_and_rewrite(op, rewriter)

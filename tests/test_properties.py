@@ -267,14 +267,9 @@ def test_two_gradients_of_one_loss_one_w_r_t_a_value_it_does_not_reach() -> None
     assert (g, h) == (1.0, 0.0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="canonicalize keeps a differentiated value but rewrites a later op "
-    "through it: `neg (neg x)` becomes `x`, bypassing the target in between",
-)
 def test_canonicalize_before_expansion_keeps_a_gradient() -> None:
-    """d(-a)/da is -1; after `canonicalize`, y = neg (neg x) is x, which does
-    not depend on a, and the gradient is 0. Found by adding
+    """d(-a)/da is -1; had `canonicalize` folded y = neg (neg x) to x, y would
+    no longer depend on a and the gradient would be 0. Found by adding
     `canonicalize,expand-gradient` to the pipelines of (e)."""
     text = """
     func.func @main(%x: tensor<f32>) -> tensor<f32> {

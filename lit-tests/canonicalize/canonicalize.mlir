@@ -244,3 +244,18 @@ func.func @differentiated_value_is_kept(%x: tensor<f32>) -> tensor<f32> {
   %g = grad.gradient %y wrt %t : tensor<f32>, tensor<f32>
   func.return %g : tensor<f32>
 }
+
+// -----
+
+// Kept: `neg (neg a)` is not folded to %x when %a, between them, is a target;
+// the loss would no longer depend on it.
+// CHECK-LABEL: func.func @differentiated_value_is_not_bypassed
+// CHECK-NEXT:    %a = grad.neg %x : tensor<f32>
+// CHECK-NEXT:    %y = grad.neg %a : tensor<f32>
+// CHECK-NEXT:    %g = grad.gradient %y wrt %a : tensor<f32>, tensor<f32>
+func.func @differentiated_value_is_not_bypassed(%x: tensor<f32>) -> tensor<f32> {
+  %a = grad.neg %x : tensor<f32>
+  %y = grad.neg %a : tensor<f32>
+  %g = grad.gradient %y wrt %a : tensor<f32>, tensor<f32>
+  func.return %g : tensor<f32>
+}
