@@ -194,3 +194,16 @@ def test_gradient_ops_of_one_loss_are_path_checked_once(
     monkeypatch.setattr(paths, "_find_rule_less_op", counted)
     parse(weights_program(50, separate_ops=True))
     assert len(calls) == 1
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_pass_leaves_the_cyclic_gc_as_it_found_it(enabled: bool) -> None:
+    import gc
+
+    module = parse(chain(20))
+    (gc.enable if enabled else gc.disable)()
+    try:
+        expand(module)
+        assert gc.isenabled() == enabled
+    finally:
+        gc.enable()
