@@ -33,13 +33,9 @@ from gradopt.dialect.ops import (
     WhereOp,
 )
 from gradopt.dialect.syntax import with_element
+from gradopt.dialect.types import tensor_type
 
 Operand = SSAValue | float
-
-
-def _tensor(value: SSAValue) -> TensorType:
-    assert isinstance(value.type, TensorType)
-    return value.type
 
 
 class ConstantPool:
@@ -75,10 +71,10 @@ class Emitter:
         return self.constants.get(value, type, self)
 
     def add(self, a: SSAValue, b: Operand) -> SSAValue:
-        return self.insert(AddOp(a, self._float(b, _tensor(a))))
+        return self.insert(AddOp(a, self._float(b, tensor_type(a))))
 
     def mul(self, a: SSAValue, b: Operand) -> SSAValue:
-        return self.insert(MulOp(a, self._float(b, _tensor(a))))
+        return self.insert(MulOp(a, self._float(b, tensor_type(a))))
 
     def neg(self, a: SSAValue) -> SSAValue:
         return self.insert(NegOp(a))
@@ -97,7 +93,7 @@ class Emitter:
 
     def where(self, condition: SSAValue, a: Operand, b: Operand) -> SSAValue:
         """`where c a b`; literal sides are f32 splats of the condition's shape."""
-        type = with_element(_tensor(condition), f32)
+        type = with_element(tensor_type(condition), f32)
         return self.insert(
             WhereOp(condition, self._float(a, type), self._float(b, type))
         )
@@ -106,7 +102,7 @@ class Emitter:
         return operand if isinstance(operand, SSAValue) else self.const(operand, type)
 
     def reduce_add(self, a: SSAValue, axes: Sequence[int]) -> SSAValue:
-        type = _tensor(a)
+        type = tensor_type(a)
         shape = [d for i, d in enumerate(type.get_shape()) if i not in axes]
         kept = TensorType(type.get_element_type(), shape)
         return self.insert(ReduceOp("add", a, axes, kept))
@@ -118,7 +114,7 @@ class Emitter:
         return self.insert(ReshapeOp(a, type))
 
     def permute(self, a: SSAValue, perm: Sequence[int]) -> SSAValue:
-        type = _tensor(a)
+        type = tensor_type(a)
         shape = [type.get_shape()[p] for p in perm]
         return self.insert(
             PermuteOp(a, perm, TensorType(type.get_element_type(), shape))
@@ -129,7 +125,7 @@ class Emitter:
 
     def identity(self, a: SSAValue) -> SSAValue:
         """A new value equal to `a` (a `grad.cast` to its own type)."""
-        return self.insert(CastOp(a, _tensor(a)))
+        return self.insert(CastOp(a, tensor_type(a)))
 
     def zeros(self, type: TensorType) -> SSAValue:
         return self.const(0.0, type)

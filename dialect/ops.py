@@ -77,6 +77,7 @@ from gradopt.dialect.types import (
     dtype_of,
     is_f32_tensor,
     is_i1,
+    tensor_type,
 )
 
 Kernel = Callable[..., "np.ndarray | None"]
@@ -112,11 +113,6 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
     type = value.type
     assert isinstance(type, TensorType | MemRefType)
     return type.get_shape()
-
-
-def _tensor(value: SSAValue) -> TensorType:
-    assert isinstance(value.type, TensorType)
-    return value.type
 
 
 # --- §3.1 Elementwise -------------------------------------------------------
@@ -203,7 +199,7 @@ class ConstOp(GradOp):
 
     def array(self) -> np.ndarray:
         """The literal as a read-only array of the result's shape and dtype."""
-        type = _tensor(self.result)
+        type = tensor_type(self.result)
         dtype = dtype_of(type.get_element_type())
         if isinstance(self.value, DenseIntOrFPElementsAttr):
             data = np.array(self.value.get_values(), dtype=dtype)
@@ -214,7 +210,7 @@ class ConstOp(GradOp):
         return array
 
     def kernel(self) -> Kernel:
-        type = _tensor(self.result)
+        type = tensor_type(self.result)
         if isinstance(self.value, DenseIntOrFPElementsAttr) or not type.get_shape():
             array = self.array()
         else:
@@ -380,7 +376,7 @@ class CompareOp(GradOp, ABC):
     ELEMENTS: ClassVar[tuple[Attribute, ...]] = (f32, i32)
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue):
-        type = _tensor(lhs)
+        type = tensor_type(lhs)
         super().__init__(operands=[lhs, rhs], result_types=[with_element(type, i1)])
 
     def verify_(self) -> None:
@@ -472,7 +468,7 @@ class WhereOp(GradOp):
         print_typed_operands(printer, self, self.result.type)
 
     def kernel(self) -> Kernel:
-        type = _tensor(self.result)
+        type = tensor_type(self.result)
         if not type.get_shape() or is_i1(type.get_element_type()):
             return np.where
         return partial(_select_bits, dtype=dtype_of(type.get_element_type()))
@@ -632,7 +628,7 @@ class ConversionOp(GradOp, ABC):
             )
 
     def conversion(self) -> tuple[Attribute, Attribute]:
-        return _tensor(self.input).get_element_type(), _tensor(
+        return tensor_type(self.input).get_element_type(), tensor_type(
             self.result
         ).get_element_type()
 
@@ -785,7 +781,7 @@ class ReduceOp(GradOp):
 
     def kernel(self) -> Kernel:
         ufunc, axes = REDUCE_KINDS[self.kind.data], self.axis_list
-        dtype = dtype_of(_tensor(self.input).get_element_type())
+        dtype = dtype_of(tensor_type(self.input).get_element_type())
         return lambda a: ufunc.reduce(np.ascontiguousarray(a), axis=axes, dtype=dtype)
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import cache
 
-from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
 from gradopt.dialect.emitter import Emitter
@@ -38,6 +37,7 @@ from gradopt.dialect.ops import (
     SqrtOp,
     WhereOp,
 )
+from gradopt.dialect.types import tensor_type
 
 LN2 = 0.6931472
 HALF_PI = 1.5707964
@@ -48,19 +48,19 @@ Tangent = SSAValue | None
 TangentRule = Callable[[Emitter, Operation, Sequence[Tangent]], SSAValue]
 
 
-def _type(value: SSAValue) -> TensorType:
-    assert isinstance(value.type, TensorType)
-    return value.type
-
-
 def _kept_dims(op: ReduceOp) -> list[int]:
     """The input dims a reduction keeps: where its result's dims come from."""
-    return [i for i in range(_type(op.input).get_num_dims()) if i not in op.axis_list]
+    return [
+        i for i in range(tensor_type(op.input).get_num_dims()) if i not in op.axis_list
+    ]
 
 
 def _expanded_dims(op: BroadcastOp) -> list[int]:
     """Output dims that are new, or expanded from size 1 (sorted)."""
-    source, target = _type(op.input).get_shape(), _type(op.result).get_shape()
+    source, target = (
+        tensor_type(op.input).get_shape(),
+        tensor_type(op.result).get_shape(),
+    )
     placed = dict(zip(op.int_list(), source, strict=True))
     return [d for d, size in enumerate(target) if placed.get(d) != size]
 
@@ -139,12 +139,12 @@ def _detach(e: Emitter, op: Operation, g: SSAValue):
 
 def _reduce_add(e: Emitter, op: Operation, g: SSAValue):
     assert isinstance(op, ReduceOp)
-    return (lambda: e.broadcast(g, _kept_dims(op), _type(op.input)),)
+    return (lambda: e.broadcast(g, _kept_dims(op), tensor_type(op.input)),)
 
 
 def _reduce_max(e: Emitter, op: Operation, g: SSAValue):
     assert isinstance(op, ReduceOp)
-    a, u, kept, type = op.input, op.result, _kept_dims(op), _type(op.input)
+    a, u, kept, type = op.input, op.result, _kept_dims(op), tensor_type(op.input)
 
     def share() -> SSAValue:
         eq = e.cmpeq(a, e.broadcast(u, kept, type))
@@ -157,7 +157,7 @@ def _reduce_max(e: Emitter, op: Operation, g: SSAValue):
 
 def _broadcast(e: Emitter, op: Operation, g: SSAValue):
     assert isinstance(op, BroadcastOp)
-    axes, type = _expanded_dims(op), _type(op.input)
+    axes, type = _expanded_dims(op), tensor_type(op.input)
 
     def share() -> SSAValue:
         if not axes:
@@ -169,7 +169,7 @@ def _broadcast(e: Emitter, op: Operation, g: SSAValue):
 
 
 def _reshape(e: Emitter, op: Operation, g: SSAValue):
-    return (lambda: e.reshape(g, _type(op.operands[0])),)
+    return (lambda: e.reshape(g, tensor_type(op.operands[0])),)
 
 
 def _permute(e: Emitter, op: Operation, g: SSAValue):
@@ -225,7 +225,7 @@ def stops_gradient(op: Operation) -> bool:
 
 def _or_zero(e: Emitter, t: Tangent, like: SSAValue) -> SSAValue:
     """A missing tangent is 0.0."""
-    return t if t is not None else e.zeros(_type(like))
+    return t if t is not None else e.zeros(tensor_type(like))
 
 
 def _sum(e: Emitter, a: Tangent, b: Tangent) -> SSAValue:
@@ -302,18 +302,20 @@ def _t_reduce_add(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
 def _t_reduce_max(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     assert isinstance(op, ReduceOp)
     a, axes = op.input, op.axis_list
-    eq = e.cmpeq(a, e.broadcast(op.result, _kept_dims(op), _type(a)))
+    eq = e.cmpeq(a, e.broadcast(op.result, _kept_dims(op), tensor_type(a)))
     total = e.reduce_add(e.where(eq, _or_zero(e, t[0], a), 0.0), axes)
     return e.mul(total, e.recip(e.reduce_add(e.where(eq, 1.0, 0.0), axes)))
 
 
 def _t_broadcast(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     assert isinstance(op, BroadcastOp)
-    return e.broadcast(_or_zero(e, t[0], op.input), op.int_list(), _type(op.result))
+    return e.broadcast(
+        _or_zero(e, t[0], op.input), op.int_list(), tensor_type(op.result)
+    )
 
 
 def _t_reshape(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    return e.reshape(_or_zero(e, t[0], op.operands[0]), _type(op.results[0]))
+    return e.reshape(_or_zero(e, t[0], op.operands[0]), tensor_type(op.results[0]))
 
 
 def _t_permute(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:

@@ -12,7 +12,7 @@ from xdsl.dialects.builtin import (
     i1,
     i32,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 ELEMENT_TYPES: tuple[Attribute, ...] = (f32, i32, i1)
@@ -72,3 +72,9 @@ def check_slot(what: str, type: Attribute) -> MemRefType:
             f"{describe(ELEMENT_TYPES)}, got {type}"
         )
     return type
+
+
+def tensor_type(value: SSAValue) -> TensorType:
+    """The type of a value known (verified) to be a tensor."""
+    assert isinstance(value.type, TensorType)
+    return value.type

@@ -79,6 +79,7 @@ from xdsl.pattern_rewriter import (
 
 from gradopt.diagnostics import OpError
 from gradopt.dialect import ops as grad
+from gradopt.dialect.types import tensor_type
 from gradopt.passes.slots_to_tensors import convert_slots
 
 _I32_MIN, _I32_MAX = -(2**31), 2**31 - 1
@@ -86,13 +87,8 @@ _F32_BELOW_2_31 = 2147483520.0
 """The largest f32 below 2^31: the clamp bound that `fptosi` converts exactly."""
 
 
-def _tensor(value: SSAValue) -> TensorType:
-    assert isinstance(value.type, TensorType)
-    return value.type
-
-
 def _element(value: SSAValue) -> Attribute:
-    return _tensor(value).get_element_type()
+    return tensor_type(value).get_element_type()
 
 
 def scalar(value: float | int | bool, element: Attribute) -> arith.ConstantOp:
@@ -191,7 +187,7 @@ class LowerIntegerNeg(RewritePattern):
     def match_and_rewrite(self, op: grad.NegOp, rewriter: PatternRewriter, /):
         if _element(op.input) == f32:
             return
-        zero = splat(0, _tensor(op.input))
+        zero = splat(0, tensor_type(op.input))
         rewriter.replace(op, [zero, arith.SubiOp(zero, op.input)])
 
 
@@ -200,7 +196,7 @@ class LowerRecip(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.RecipOp, rewriter: PatternRewriter, /):
-        one = splat(1.0, _tensor(op.input))
+        one = splat(1.0, tensor_type(op.input))
         rewriter.replace(op, [one, arith.DivfOp(one, op.input)])
 
 
@@ -230,7 +226,7 @@ class LowerCompare(RewritePattern):
                 return arith.CmpfOp(args[0], args[1], float_predicate).result
             return arith.CmpiOp(args[0], args[1], integer_predicate).result
 
-        rewriter.replace(op, elementwise(op.operands, _tensor(op.result), compare))
+        rewriter.replace(op, elementwise(op.operands, tensor_type(op.result), compare))
 
 
 class LowerWhere(RewritePattern):
@@ -241,7 +237,7 @@ class LowerWhere(RewritePattern):
         def select(args: Sequence[BlockArgument]) -> SSAValue:
             return arith.SelectOp(*args).result
 
-        rewriter.replace(op, elementwise(op.operands, _tensor(op.result), select))
+        rewriter.replace(op, elementwise(op.operands, tensor_type(op.result), select))
 
 
 def _maximum(args: Sequence[BlockArgument]) -> SSAValue:
@@ -260,7 +256,9 @@ class LowerFloatMax(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.MaxOp, rewriter: PatternRewriter, /):
         if _element(op.lhs) == f32:
-            rewriter.replace(op, elementwise(op.operands, _tensor(op.result), _maximum))
+            rewriter.replace(
+                op, elementwise(op.operands, tensor_type(op.result), _maximum)
+            )
 
 
 def _divide(
@@ -294,7 +292,7 @@ class LowerDivision(RewritePattern):
     ):
         divide = arith.DivSIOp if isinstance(op, grad.IDivOp) else arith.RemSIOp
         rewriter.replace(
-            op, elementwise(op.operands, _tensor(op.result), _divide(divide))
+            op, elementwise(op.operands, tensor_type(op.result), _divide(divide))
         )
 
 
@@ -339,7 +337,7 @@ class LowerCast(RewritePattern):
         def convert(args: Sequence[BlockArgument]) -> SSAValue:
             return _convert(args[0], source, target)
 
-        rewriter.replace(op, elementwise([op.input], _tensor(op.result), convert))
+        rewriter.replace(op, elementwise([op.input], tensor_type(op.result), convert))
 
 
 class LowerBitcast(RewritePattern):
@@ -369,7 +367,7 @@ class LowerConst(RewritePattern):
         if isinstance(op.value, DenseIntOrFPElementsAttr):
             rewriter.replace(op, arith.ConstantOp(op.value))
         else:
-            rewriter.replace(op, splat(op.value.value.data, _tensor(op.result)))
+            rewriter.replace(op, splat(op.value.value.data, tensor_type(op.result)))
 
 
 # --- shapes -----------------------------------------------------------------
@@ -401,7 +399,7 @@ class LowerReduce(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.ReduceOp, rewriter: PatternRewriter, /):
         key = (op.kind.data, _element(op.input))
-        init = filled(_REDUCE_IDENTITIES[key], _tensor(op.result))
+        init = filled(_REDUCE_IDENTITIES[key], tensor_type(op.result))
         combine = _REDUCE_OPS[key]
 
         @Builder.implicit_region([key[1], key[1]])
@@ -447,7 +445,7 @@ def _groups(long: Sequence[int], short: Sequence[int]) -> list[list[int]] | None
 
 def collapse(value: SSAValue, type: TensorType) -> Operation:
     """`tensor.collapse_shape` of `value` to `type`, which its shape groups into."""
-    groups = _groups(_tensor(value).get_shape(), type.get_shape())
+    groups = _groups(tensor_type(value).get_shape(), type.get_shape())
     assert groups is not None
     return tensor.CollapseShapeOp.create(
         operands=[value],
@@ -458,7 +456,7 @@ def collapse(value: SSAValue, type: TensorType) -> Operation:
 
 def expand(value: SSAValue, type: TensorType) -> Operation:
     """`tensor.expand_shape` of `value` to `type`, whose shape groups into it."""
-    groups = _groups(type.get_shape(), _tensor(value).get_shape())
+    groups = _groups(type.get_shape(), tensor_type(value).get_shape())
     assert groups is not None
     return tensor.ExpandShapeOp(
         value, [], _reassociation(groups), type.get_shape(), type
@@ -469,7 +467,7 @@ def reshaped(value: SSAValue, type: TensorType) -> list[Operation]:
     """The ops giving `value` in `type` (same elements, row-major): one
     collapse or expand where the shapes group into one another, else a
     collapse to the flat shape and an expand from it."""
-    source = _tensor(value).get_shape()
+    source = tensor_type(value).get_shape()
     target = type.get_shape()
     if len(source) > len(target) and _groups(source, target) is not None:
         return [collapse(value, type)]
@@ -488,7 +486,7 @@ class LowerReshape(RewritePattern):
         if op.input.type == op.result.type:
             rewriter.replace(op, (), (op.input,))
         else:
-            rewriter.replace(op, reshaped(op.input, _tensor(op.result)))
+            rewriter.replace(op, reshaped(op.input, tensor_type(op.result)))
 
 
 class LowerBroadcast(RewritePattern):
@@ -498,7 +496,7 @@ class LowerBroadcast(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.BroadcastOp, rewriter: PatternRewriter, /):
-        source, target = _tensor(op.input), _tensor(op.result)
+        source, target = tensor_type(op.input), tensor_type(op.result)
         if source == target:
             rewriter.replace(op, (), (op.input,))
             return
@@ -538,7 +536,7 @@ class LowerDot(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.DotOp, rewriter: PatternRewriter, /):
-        init = filled(0.0, _tensor(op.result))
+        init = filled(0.0, tensor_type(op.result))
         matmul = linalg.MatmulOp((op.lhs, op.rhs), (init[-1].results[0],))
         rewriter.replace(op, [*init, matmul])
 

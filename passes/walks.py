@@ -12,7 +12,6 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
-from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, OpResult, SSAValue
 
 from gradopt.diagnostics import OpError
@@ -20,13 +19,9 @@ from gradopt.dialect.emitter import ConstantPool, Emitter
 from gradopt.dialect.ops import GradientOp, JvpOp, VjpOp, is_differentiated
 from gradopt.dialect.paths import depends_on, differentiable_inputs, post_order
 from gradopt.dialect.rules import reverse_rule, tangent_rule
+from gradopt.dialect.types import tensor_type
 
 ReverseOp: TypeAlias = GradientOp | VjpOp
-
-
-def _type(value: SSAValue) -> TensorType:
-    assert isinstance(value.type, TensorType)
-    return value.type
 
 
 def _no_rule(op: Operation, node: Operation) -> OpError:
@@ -101,7 +96,7 @@ def forward_walk(
         tangents[value] = rule(
             e, value.op, [tangents.get(o) for o in value.op.operands]
         )
-    return tangents[output] if output in tangents else e.zeros(_type(output))
+    return tangents[output] if output in tangents else e.zeros(tensor_type(output))
 
 
 def _replace(e: Emitter, op: Operation, values: Sequence[SSAValue]) -> None:
@@ -125,7 +120,10 @@ def expand_reverse(ops: Sequence[ReverseOp], constants: ConstantPool) -> None:
         e, first.loss, seed, [t for op in ops for t in op.targets]
     )
     results = [
-        [gradients[t] if t in gradients else e.zeros(_type(t)) for t in op.targets]
+        [
+            gradients[t] if t in gradients else e.zeros(tensor_type(t))
+            for t in op.targets
+        ]
         for op in ops
     ]
     for op, values in zip(ops, results, strict=True):
