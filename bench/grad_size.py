@@ -21,8 +21,10 @@ from xdsl.transforms.common_subexpression_elimination import (
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
 from gradopt.context import make_context
-from gradopt.diagnostics import parse_module, verify_module
-from gradopt.dialect.ops import DifferentiationOp, GradOp
+from gradopt.diagnostics import parse_module
+from gradopt.dialect.derivative import DifferentiationOp
+from gradopt.dialect.ops import KernelOp
+from gradopt.dialect.verifier import verify_module
 from gradopt.passes import ExpandGradientPass
 
 LOG2E = 1.4426950
@@ -174,7 +176,7 @@ PROGRAMS = {
 def computing_ops(module: ModuleOp) -> int:
     """`grad` ops other than differentiation ops."""
     return sum(
-        isinstance(op, GradOp) and not isinstance(op, DifferentiationOp)
+        isinstance(op, KernelOp) and not isinstance(op, DifferentiationOp)
         for op in module.walk()
     )
 

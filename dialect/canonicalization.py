@@ -4,21 +4,15 @@ Every rewrite here is exact in IEEE float32: the rewritten program computes the
 same bits as the original for every input, -0.0, NaN and infinities included.
 Simplifications that are not (`x + 0.0 -> x` loses -0.0, `x * 0.0 -> 0.0` loses
 NaN and infinities, `recip (recip x) -> x` rounds) are deliberately absent.
-Constant folding runs the ops' own kernels, so it computes exactly what the
-interpreter would.
+Constant folding is the ops' `fold` (`KernelOp.fold`), which `canonicalize` calls
+before these patterns: it runs the ops' own kernels, so it computes exactly
+what the interpreter would.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
-from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
-    FloatAttr,
-    IntegerAttr,
-    TensorType,
-)
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -26,26 +20,19 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from gradopt.dialect.derivative import is_differentiated
 from gradopt.dialect.ops import (
     BitcastOp,
     BroadcastOp,
     CastOp,
     ConstOp,
-    EvaluationError,
-    GradOp,
-    LoadOp,
     MaxOp,
     MulOp,
     NegOp,
     PermuteOp,
     ReshapeOp,
-    StoreOp,
     WhereOp,
-    is_differentiated,
 )
-
-FOLD_LIMIT = 1 << 20
-"""Largest tensor (in elements) that constant folding materializes."""
 
 
 def splat_of(value: SSAValue) -> float | int | None:
@@ -190,44 +177,6 @@ class PermuteOfPermute(RewritePattern):
             )
 
 
-def constant_of(array: np.ndarray, type: TensorType) -> ConstOp:
-    """A `grad.const` holding `array`: one scalar if every element has the same
-    bits, dense data otherwise."""
-    flat = np.ascontiguousarray(array).reshape(-1)
-    bits = flat.view(np.int32) if flat.dtype == np.float32 else flat
-    if flat.size and np.all(bits == bits[0]):
-        return ConstOp.splat(flat[0].item(), type)
-    dense = DenseIntOrFPElementsAttr.from_list(
-        type,  # pyright: ignore[reportArgumentType, reportCallIssue]
-        flat.tolist(),
-    )
-    return ConstOp(dense, type)
-
-
-class FoldConstants(RewritePattern):
-    """An op whose operands are all `grad.const` becomes a `grad.const`,
-    computed by the op's kernel (the interpreter's semantics, in float32)."""
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
-        if (
-            not isinstance(op, GradOp)
-            or isinstance(op, ConstOp | LoadOp | StoreOp)
-            or not op.operands
-            or not all(isinstance(o.owner, ConstOp) for o in op.operands)
-        ):
-            return
-        types: Sequence[TensorType] = [*op.operand_types, op.results[0].type]  # type: ignore[list-item]
-        if any(t.element_count() > FOLD_LIMIT for t in types):
-            return
-        arrays = [o.owner.array() for o in op.operands]  # type: ignore[union-attr]
-        try:
-            with np.errstate(all="ignore"):
-                result = np.asarray(op.kernel()(*arrays))
-        except EvaluationError:
-            return
-        rewriter.replace(op, constant_of(result, types[-1]))
-
-
 class KeepDifferentiatedValues(RewritePattern):
     """Applies `patterns` except to an op that reads or defines a value that a
     differentiation op takes a derivative with respect to: replacing that value
@@ -247,27 +196,24 @@ class KeepDifferentiatedValues(RewritePattern):
                 return
 
 
-_FOLD = FoldConstants()
 _IDENTITY = IdentityShape()
 PATTERNS: dict[type[Operation], RewritePattern] = {
-    MulOp: KeepDifferentiatedValues(MulByOne(), MulOfMaskedByConstant(), _FOLD),
-    NegOp: KeepDifferentiatedValues(NegOfNeg(), _FOLD),
-    MaxOp: KeepDifferentiatedValues(MaxOfSame(), _FOLD),
+    MulOp: KeepDifferentiatedValues(MulByOne(), MulOfMaskedByConstant()),
+    NegOp: KeepDifferentiatedValues(NegOfNeg()),
+    MaxOp: KeepDifferentiatedValues(MaxOfSame()),
     WhereOp: KeepDifferentiatedValues(
         WhereOfSplatCondition(),
         WhereOfSameSides(),
         WhereOfWhereSameCondition(),
-        _FOLD,
     ),
-    ReshapeOp: KeepDifferentiatedValues(_IDENTITY, ReshapeOfReshape(), _FOLD),
-    PermuteOp: KeepDifferentiatedValues(_IDENTITY, PermuteOfPermute(), _FOLD),
-    BroadcastOp: KeepDifferentiatedValues(_IDENTITY, _FOLD),
-    CastOp: KeepDifferentiatedValues(_IDENTITY, _FOLD),
-    BitcastOp: KeepDifferentiatedValues(_IDENTITY, _FOLD),
+    ReshapeOp: KeepDifferentiatedValues(_IDENTITY, ReshapeOfReshape()),
+    PermuteOp: KeepDifferentiatedValues(_IDENTITY, PermuteOfPermute()),
+    BroadcastOp: KeepDifferentiatedValues(_IDENTITY),
+    CastOp: KeepDifferentiatedValues(_IDENTITY),
+    BitcastOp: KeepDifferentiatedValues(_IDENTITY),
 }
-_FOLD_ONLY = KeepDifferentiatedValues(_FOLD)
 
 
 def patterns_for(op_type: type[Operation]) -> tuple[RewritePattern, ...]:
     """The canonicalization patterns rooted at ops of `op_type`."""
-    return (PATTERNS.get(op_type, _FOLD_ONLY),)
+    return (PATTERNS[op_type],) if op_type in PATTERNS else ()

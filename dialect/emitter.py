@@ -130,5 +130,8 @@ class Emitter:
     def zeros(self, type: TensorType) -> SSAValue:
         return self.const(0.0, type)
 
+    def zeros_like(self, value: SSAValue) -> SSAValue:
+        return self.zeros(tensor_type(value))
+
     def one(self) -> SSAValue:
         return self.const(1.0, TensorType(f32, []))

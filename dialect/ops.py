@@ -9,11 +9,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from enum import Enum
 from functools import partial
 from itertools import pairwise
 from typing import ClassVar
 
 import numpy as np
+from xdsl.dialect_interfaces.constant_materialization import (
+    ConstantMaterializationInterface,
+)
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -29,7 +33,8 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.interfaces import HasFolderInterface
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
@@ -40,7 +45,6 @@ from xdsl.irdl import (
     result_def,
     traits_def,
     var_operand_def,
-    var_result_def,
 )
 from xdsl.parser import Parser
 from xdsl.pattern_rewriter import RewritePattern
@@ -54,15 +58,15 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from gradopt.dialect.derivative import is_differentiated
+from gradopt.dialect.errors import OpError
 from gradopt.dialect.syntax import (
     int_values,
     literal_attr,
     parse_attributes,
     parse_int_list,
-    parse_literal,
-    parse_operand_list,
+    parse_optional_literal,
     parse_tensor_type,
-    parse_type_list,
     parse_typed_operands,
     print_attributes,
     print_int_list,
@@ -72,10 +76,10 @@ from gradopt.dialect.syntax import (
     with_element,
 )
 from gradopt.dialect.types import (
+    IntList,
     check_slot,
     check_tensor,
     dtype_of,
-    is_f32_tensor,
     is_i1,
     tensor_type,
 )
@@ -84,9 +88,8 @@ Kernel = Callable[..., "np.ndarray | None"]
 """A NumPy function from an op's operand values to its result value (None for
 `grad.store`, which writes its slot)."""
 
-
-class EvaluationError(Exception):
-    """A run-time error of one op (zero divisor, index out of range, ...)."""
+FOLD_LIMIT = 1 << 20
+"""Largest tensor (in elements) that constant folding computes or creates."""
 
 
 class GradCanonicalization(HasCanonicalizationPatternsTrait):
@@ -102,11 +105,104 @@ class GradCanonicalization(HasCanonicalizationPatternsTrait):
         return ()
 
 
-class GradOp(IRDLOperation, ABC):
-    """A `grad` op that computes a value from its operands."""
+class KernelOp(IRDLOperation, HasFolderInterface, ABC):
+    """An op that gradopt's interpreter runs by its NumPy kernel: every `grad`
+    op but the differentiation ops, and an op of any other dialect that derives
+    from it.
+
+    Besides its kernel, an op says what the interpreter needs to know to manage
+    memory (`fresh_result`, `out_operands`, `view_kernel`, `WRITES_SLOT`), so
+    that the executor needs no list of op types. A pure op with constant
+    operands folds by running its kernel (xDSL's `canonicalize` calls `fold`
+    and materializes the result as a `grad.const`)."""
+
+    WRITES_SLOT: ClassVar[bool] = False
+    """Whether the op writes a slot."""
 
     @abstractmethod
     def kernel(self) -> Kernel: ...
+
+    def fresh_result(self) -> bool:
+        """Whether the kernel's result is always a new array that shares memory
+        with nothing (so it may be written over once dead); otherwise it may be
+        an operand, a view of one, or a read-only constant."""
+        return False
+
+    def out_operands(self) -> tuple[int, ...]:
+        """The operands whose buffer the kernel can write its result into when
+        given it as `out=` (the executor does so only for a fresh operand of
+        the result's type that dies here)."""
+        return ()
+
+    def view_kernel(self) -> Kernel | None:
+        """A kernel giving a read-only view where `kernel` gives a copy, for a
+        caller that knows nothing writes the viewed memory meanwhile."""
+        return None
+
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        """The result's value if every operand is a literal: the kernel's, so
+        folding computes exactly what the interpreter would. Values that a
+        differentiation op takes a derivative with respect to are kept."""
+        if not self.has_trait(Pure) or not self.operands or len(self.results) != 1:
+            return None
+        types = [tensor_type(v) for v in (*self.operands, self.results[0])]
+        if any(t.element_count() > FOLD_LIMIT for t in types) or any(
+            is_differentiated(v) for v in (*self.operands, self.results[0])
+        ):
+            return None
+        arrays = []
+        for operand, type in zip(self.operands, types, strict=False):
+            if (value := ConstantLike.get_constant_value(operand)) is None:
+                return None
+            arrays.append(literal_array(value, type))
+        try:
+            with np.errstate(all="ignore"):
+                result = np.asarray(self.kernel()(*arrays))
+        except OpError:  # a zero divisor, say: left for the run to report
+            return None
+        return (literal_of(result, types[-1]),)
+
+
+def literal_array(value: Attribute, type: TensorType) -> np.ndarray:
+    """The read-only array of `type` that literal `value` (a scalar splat or
+    dense data) stands for."""
+    dtype = dtype_of(type.get_element_type())
+    if isinstance(value, DenseIntOrFPElementsAttr):
+        array = np.array(value.get_values(), dtype=dtype).reshape(type.get_shape())
+    else:
+        assert isinstance(value, FloatAttr | IntegerAttr)
+        array = np.full(type.get_shape(), value.value.data, dtype=dtype)
+    array.flags.writeable = False
+    return array
+
+
+def literal_of(array: np.ndarray, type: TensorType) -> Attribute:
+    """The literal of a `grad.const` holding `array`: one scalar if every
+    element has the same bits, dense data otherwise."""
+    flat = np.ascontiguousarray(array).reshape(-1)
+    bits = flat.view(np.int32) if flat.dtype == np.float32 else flat
+    if flat.size and np.all(bits == bits[0]):
+        return scalar_literal(flat[0].item(), type.get_element_type())
+    return DenseIntOrFPElementsAttr.from_list(
+        type,  # pyright: ignore[reportArgumentType, reportCallIssue]
+        flat.tolist(),
+    )
+
+
+def scalar_literal(value: float | int | bool, element: Attribute) -> Attribute:
+    """The splat literal `value` of element type `element`, in its precision."""
+    if element == f32:
+        return FloatAttr(float(np.float32(value)), f32)
+    assert isinstance(element, IntegerType)
+    return IntegerAttr(int(value), element)
+
+
+class GradConstantMaterialization(ConstantMaterializationInterface):
+    """Folded values become `grad.const` ops."""
+
+    def materialize_constant(self, value: Attribute, type: Attribute) -> Operation:
+        assert isinstance(type, TensorType)
+        return ConstOp(value, type)
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
@@ -119,7 +215,7 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
 
 
 @irdl_op_definition
-class ConstOp(GradOp):
+class ConstOp(KernelOp):
     """A literal: one scalar splat over the whole shape, or `dense<[...]>` data."""
 
     name = "grad.const"
@@ -134,11 +230,7 @@ class ConstOp(GradOp):
 
     @classmethod
     def splat(cls, value: float | int | bool, type: TensorType) -> ConstOp:
-        element = type.get_element_type()
-        if element == f32:
-            return cls(FloatAttr(float(np.float32(value)), f32), type)
-        assert isinstance(element, IntegerType)
-        return cls(IntegerAttr(int(value), element), type)
+        return cls(scalar_literal(value, type.get_element_type()), type)
 
     def verify_(self) -> None:
         type = check_tensor("result", self.result.type)
@@ -157,8 +249,10 @@ class ConstOp(GradOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> ConstOp:
-        if parser._current_token.text == "dense":  # pyright: ignore[reportPrivateUsage]
+        if (text := parse_optional_literal(parser)) is None:
             start = parser.pos
+            if not parser.lexer.input.content.startswith("dense", start):
+                parser.raise_error("expected a literal value")
             try:
                 value = parser.parse_attribute()
             except OverflowError:  # xDSL packs f32 data with `struct`
@@ -178,11 +272,10 @@ class ConstOp(GradOp):
             attrs = parse_attributes(parser, cls)
             op = cls(value, type)
         else:
-            text, start = parse_literal(parser)
             attrs = parse_attributes(parser, cls)
             parser.parse_punctuation(":")
             type = parse_tensor_type(parser)
-            op = cls(literal_attr(parser, text, start, type.get_element_type()), type)
+            op = cls(literal_attr(parser, *text, type.get_element_type()), type)
         op.attributes.update(attrs)
         return op
 
@@ -199,15 +292,10 @@ class ConstOp(GradOp):
 
     def array(self) -> np.ndarray:
         """The literal as a read-only array of the result's shape and dtype."""
-        type = tensor_type(self.result)
-        dtype = dtype_of(type.get_element_type())
-        if isinstance(self.value, DenseIntOrFPElementsAttr):
-            data = np.array(self.value.get_values(), dtype=dtype)
-            array = data.reshape(type.get_shape())
-        else:
-            array = np.full(type.get_shape(), self.value.value.data, dtype=dtype)
-        array.flags.writeable = False
-        return array
+        return literal_array(self.value, tensor_type(self.result))
+
+    def fold(self) -> Sequence[SSAValue | Attribute]:
+        return (self.value,)
 
     def kernel(self) -> Kernel:
         type = tensor_type(self.result)
@@ -222,7 +310,7 @@ class ConstOp(GradOp):
         return lambda: array
 
 
-class ElementwiseOp(GradOp, ABC):
+class ElementwiseOp(KernelOp, ABC):
     """Base of the ops whose operands and result all have one type `T`:
     `%r = grad.add %a, %b : T`. The types are checked here rather than by an
     IRDL constraint, so that a mismatch names the operand."""
@@ -245,6 +333,12 @@ class ElementwiseOp(GradOp, ABC):
                 f"result must have the type of {first[0]} ({type}), got "
                 f"{self.results[0].type}"
             )
+
+    def fresh_result(self) -> bool:
+        return True
+
+    def out_operands(self) -> tuple[int, ...]:
+        return tuple(range(len(self.operands)))  # a ufunc, or one partly applied
 
     @classmethod
     def parse(cls, parser: Parser) -> ElementwiseOp:
@@ -362,11 +456,17 @@ class DetachOp(UnaryOp):
     name = "grad.detach"
     ELEMENTS: ClassVar = (f32, i32, i1)
 
+    def fresh_result(self) -> bool:
+        return False
+
+    def out_operands(self) -> tuple[int, ...]:
+        return ()
+
     def kernel(self) -> Kernel:
         return lambda a: a
 
 
-class CompareOp(GradOp, ABC):
+class CompareOp(KernelOp, ABC):
     """`%r = grad.cmplt %a, %b : T`, with a result of T's shape and element i1."""
 
     lhs = operand_def(TensorType)
@@ -389,6 +489,9 @@ class CompareOp(GradOp, ABC):
             raise VerifyException(
                 f"result must be {with_element(type, i1)}, got {self.result.type}"
             )
+
+    def fresh_result(self) -> bool:
+        return True
 
     @classmethod
     def parse(cls, parser: Parser) -> CompareOp:
@@ -428,7 +531,7 @@ class CmpNeOp(CompareOp):
 
 
 @irdl_op_definition
-class WhereOp(GradOp):
+class WhereOp(KernelOp):
     """`%r = grad.where %c, %a, %b : T`: `%a` where `%c` holds, else `%b`."""
 
     name = "grad.where"
@@ -467,11 +570,25 @@ class WhereOp(GradOp):
     def print(self, printer: Printer) -> None:
         print_typed_operands(printer, self, self.result.type)
 
-    def kernel(self) -> Kernel:
+    def _selects_bits(self) -> bool:
         type = tensor_type(self.result)
-        if not type.get_shape() or is_i1(type.get_element_type()):
+        return bool(type.get_shape()) and not is_i1(type.get_element_type())
+
+    def kernel(self) -> Kernel:
+        if not self._selects_bits():
             return np.where
-        return partial(_select_bits, dtype=dtype_of(type.get_element_type()))
+        dtype = dtype_of(tensor_type(self.result).get_element_type())
+        return partial(_select_bits, dtype=dtype)
+
+    def fresh_result(self) -> bool:
+        return True
+
+    def out_operands(self) -> tuple[int, ...]:
+        """Over on_true or on_false (`_select_bits` reads each before writing),
+        unless the same value is also the other side."""
+        if not self._selects_bits() or self.on_true is self.on_false:
+            return ()
+        return (1, 2)
 
 
 def _select_bits(
@@ -513,9 +630,17 @@ def _wrap(values: np.ndarray) -> np.ndarray:
     return values.astype(np.int32)
 
 
+class IntegerArithmeticOp(IntegerBinaryOp, ABC):
+    """`idiv`, `mod`, `shl`, `shr`: computed in int64 and wrapped, or checked,
+    into a new array; not a ufunc that takes `out=`."""
+
+    def out_operands(self) -> tuple[int, ...]:
+        return ()
+
+
 def _check_divisor(op: Operation, b: np.ndarray) -> None:
     if np.any(b == 0):
-        raise EvaluationError(f"'{op.name}' divides by zero")
+        raise OpError(op, "divides by zero", at_run_time=True)
 
 
 def _divide_toward_zero(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -526,7 +651,7 @@ def _divide_toward_zero(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @irdl_op_definition
-class IDivOp(IntegerBinaryOp):
+class IDivOp(IntegerArithmeticOp):
     name = "grad.idiv"
 
     def kernel(self) -> Kernel:
@@ -538,7 +663,7 @@ class IDivOp(IntegerBinaryOp):
 
 
 @irdl_op_definition
-class ModOp(IntegerBinaryOp):
+class ModOp(IntegerArithmeticOp):
     """Remainder with the sign of the dividend, as in C."""
 
     name = "grad.mod"
@@ -580,10 +705,10 @@ class XorOp(BitwiseOp):
         return np.bitwise_xor
 
 
-class ShiftOp(IntegerBinaryOp, ABC):
+class ShiftOp(IntegerArithmeticOp, ABC):
     def _checked(self, shift: np.ndarray) -> np.ndarray:
         if np.any((shift < 0) | (shift > 31)):
-            raise EvaluationError(f"'{self.name}' shift amount outside 0..31")
+            raise OpError(self, "shift amount outside 0..31", at_run_time=True)
         return shift
 
 
@@ -607,7 +732,7 @@ class ShrOp(ShiftOp):
         return lambda a, b: np.right_shift(a, self._checked(b))
 
 
-class ConversionOp(GradOp, ABC):
+class ConversionOp(KernelOp, ABC):
     """`%r = grad.cast %a : tensor<5xf32> to tensor<5xi32>`: same shape."""
 
     input = operand_def(TensorType)
@@ -659,6 +784,10 @@ class CastOp(ConversionOp):
     def kernel(self) -> Kernel:
         return _cast(*self.conversion())
 
+    def fresh_result(self) -> bool:
+        source, target = self.conversion()
+        return source != target
+
 
 @irdl_op_definition
 class BitcastOp(ConversionOp):
@@ -685,27 +814,104 @@ class BitcastOp(ConversionOp):
 
 # --- §3.2 Shapes ------------------------------------------------------------
 
-REDUCE_KINDS: dict[str, np.ufunc] = {
-    "add": np.add,
-    "max": np.maximum,
-    "mul": np.multiply,
-}
+
+class ReduceKind(Enum):
+    """A reduction of `grad.reduce`: its keyword, its NumPy ufunc, and its
+    identity for f32 and for i32 (the init of a reduction, as the lowering
+    builds it: -0.0 for an f32 sum, so that a sum of -0.0 stays -0.0)."""
+
+    ADD = ("add", np.add, -0.0, 0)
+    MAX = ("max", np.maximum, float("-inf"), -(2**31))
+    MUL = ("mul", np.multiply, 1.0, 1)
+
+    def __init__(
+        self, keyword: str, ufunc: np.ufunc, f32_identity: float, i32_identity: int
+    ):
+        self.keyword = keyword
+        self.ufunc = ufunc
+        self.f32_identity = f32_identity
+        self.i32_identity = i32_identity
+
+    def identity(self, element: Attribute) -> float | int:
+        return self.f32_identity if element == f32 else self.i32_identity
+
+    @classmethod
+    def named(cls, keyword: str) -> ReduceKind | None:
+        return next((kind for kind in cls if kind.keyword == keyword), None)
 
 
 def _axes_text(values: Sequence[int]) -> str:
     return "[" + ", ".join(str(v) for v in values) + "]"
 
 
+class ListOp(KernelOp, ABC):
+    """An op whose properties are lists of integers (`array<i64: ...>`):
+    `%r = grad.<op> %a [ints]... attr-dict : T1 to T2`, with a leading keyword
+    for `grad.reduce` (`parse_prefix`), each list after its name where
+    `NAMED_LISTS` holds. One parser and printer serves them all."""
+
+    traits = traits_def(Pure(), GradCanonicalization())
+    LISTS: ClassVar[tuple[str, ...]]
+    NAMED_LISTS: ClassVar[bool] = False
+
+    def ints(self, name: str) -> tuple[int, ...]:
+        """The integers of list property `name` (verified to be i64)."""
+        values = self.properties[name]
+        assert isinstance(values, DenseArrayBase)
+        return int_values(values)
+
+    @classmethod
+    def parse_prefix(cls, parser: Parser) -> dict[str, Attribute]:
+        return {}
+
+    def print_prefix(self, printer: Printer) -> None:
+        printer.print_string(" ")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ListOp:
+        properties = cls.parse_prefix(parser)
+        operand = parser.parse_unresolved_operand()
+        for name in cls.LISTS:
+            if cls.NAMED_LISTS:
+                parser.parse_keyword(name)
+            properties[name] = parse_int_list(parser)
+        attrs = parse_attributes(parser, cls)
+        parser.parse_punctuation(":")
+        source = parse_tensor_type(parser)
+        parser.parse_keyword("to")
+        type = parse_tensor_type(parser)
+        (input,) = resolve(parser, [operand], [source], 1)
+        return cls.create(
+            operands=[input],
+            result_types=[type],
+            properties=properties,
+            attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        self.print_prefix(printer)
+        printer.print_operand(self.operands[0])
+        for name in self.LISTS:
+            if self.NAMED_LISTS:
+                printer.print_string(f" {name}")
+            print_int_list(printer, self.ints(name))
+        print_attributes(printer, self)
+        printer.print_string(" : ")
+        printer.print_attribute(self.operands[0].type)
+        printer.print_string(" to ")
+        printer.print_attribute(self.results[0].type)
+
+
 @irdl_op_definition
-class ReduceOp(GradOp):
+class ReduceOp(ListOp):
     """`%r = grad.reduce add %a [0] : tensor<5x3xf32> to tensor<3xf32>`."""
 
     name = "grad.reduce"
     kind = prop_def(StringAttr)
-    axes = prop_def(DenseArrayBase)
+    axes = prop_def(IntList("axes"))
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure(), GradCanonicalization())
+    LISTS: ClassVar = ("axes",)
 
     def __init__(
         self, kind: str, input: SSAValue, axes: Sequence[int], type: TensorType
@@ -721,11 +927,17 @@ class ReduceOp(GradOp):
 
     @property
     def axis_list(self) -> tuple[int, ...]:
-        return int_values(self.axes)
+        return self.ints("axes")
+
+    @property
+    def reduce_kind(self) -> ReduceKind:
+        kind = ReduceKind.named(self.kind.data)
+        assert kind is not None, "verified"
+        return kind
 
     def verify_(self) -> None:
         source = check_tensor("input", self.input.type, (f32, i32))
-        if self.kind.data not in REDUCE_KINDS:
+        if ReduceKind.named(self.kind.data) is None:
             raise VerifyException(
                 f"kind must be add, max or mul, got '{self.kind.data}'"
             )
@@ -751,59 +963,37 @@ class ReduceOp(GradOp):
             )
 
     @classmethod
-    def parse(cls, parser: Parser) -> ReduceOp:
+    def parse_prefix(cls, parser: Parser) -> dict[str, Attribute]:
         kind = parser.parse_identifier(" (reduction kind: add, max or mul)")
-        operand = parser.parse_unresolved_operand()
-        axes = parse_int_list(parser)
-        attrs = parse_attributes(parser, cls)
-        parser.parse_punctuation(":")
-        source = parse_tensor_type(parser)
-        parser.parse_keyword("to")
-        type = parse_tensor_type(parser)
-        (input,) = resolve(parser, [operand], [source], 1)
-        op = cls.create(
-            operands=[input],
-            result_types=[type],
-            properties={"kind": StringAttr(kind), "axes": axes},
-            attributes=attrs,
-        )
-        return op
+        return {"kind": StringAttr(kind)}
 
-    def print(self, printer: Printer) -> None:
+    def print_prefix(self, printer: Printer) -> None:
         printer.print_string(f" {self.kind.data} ")
-        printer.print_operand(self.input)
-        print_int_list(printer, self.axes)
-        print_attributes(printer, self)
-        printer.print_string(" : ")
-        printer.print_attribute(self.input.type)
-        printer.print_string(" to ")
-        printer.print_attribute(self.result.type)
 
     def kernel(self) -> Kernel:
-        ufunc, axes = REDUCE_KINDS[self.kind.data], self.axis_list
+        ufunc, axes = self.reduce_kind.ufunc, self.axis_list
         dtype = dtype_of(tensor_type(self.input).get_element_type())
         return lambda a: ufunc.reduce(np.ascontiguousarray(a), axis=axes, dtype=dtype)
 
+    def fresh_result(self) -> bool:
+        return True
 
-class ShapeOp(GradOp, ABC):
+
+class ShapeOp(ListOp, ABC):
     """`%r = grad.<op> %a [ints] : T1 to T2`, for broadcast and permute."""
 
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure(), GradCanonicalization())
-    LIST_NAME: ClassVar[str]
 
     def __init__(self, input: SSAValue, values: Sequence[int], type: TensorType):
         super().__init__(
             operands=[input],
             result_types=[type],
-            properties={self.LIST_NAME: DenseArrayBase.from_list(i64, values)},
+            properties={self.LISTS[0]: DenseArrayBase.from_list(i64, values)},
         )
 
     def int_list(self) -> tuple[int, ...]:
-        values = self.properties[self.LIST_NAME]
-        assert isinstance(values, DenseArrayBase)
-        return int_values(values)
+        return self.ints(self.LISTS[0])
 
     def types(self) -> tuple[TensorType, TensorType]:
         source = check_tensor("input", self.input.type)
@@ -815,35 +1005,6 @@ class ShapeOp(GradOp, ABC):
             )
         return source, target
 
-    @classmethod
-    def parse(cls, parser: Parser) -> ShapeOp:
-        operand = parser.parse_unresolved_operand()
-        values = parse_int_list(parser)
-        attrs = parse_attributes(parser, cls)
-        parser.parse_punctuation(":")
-        source = parse_tensor_type(parser)
-        parser.parse_keyword("to")
-        type = parse_tensor_type(parser)
-        (input,) = resolve(parser, [operand], [source], 1)
-        return cls.create(
-            operands=[input],
-            result_types=[type],
-            properties={cls.LIST_NAME: values},
-            attributes=attrs,
-        )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.input)
-        values = self.properties[self.LIST_NAME]
-        assert isinstance(values, DenseArrayBase)
-        print_int_list(printer, values)
-        print_attributes(printer, self)
-        printer.print_string(" : ")
-        printer.print_attribute(self.input.type)
-        printer.print_string(" to ")
-        printer.print_attribute(self.result.type)
-
 
 @irdl_op_definition
 class BroadcastOp(ShapeOp):
@@ -851,8 +1012,8 @@ class BroadcastOp(ShapeOp):
     an input dim of size 1 may expand."""
 
     name = "grad.broadcast"
-    dims = prop_def(DenseArrayBase)
-    LIST_NAME: ClassVar = "dims"
+    dims = prop_def(IntList("dims"))
+    LISTS: ClassVar = ("dims",)
 
     def verify_(self) -> None:
         source, target = self.types()
@@ -890,8 +1051,8 @@ class PermuteOp(ShapeOp):
     """Output dim i is input dim perm[i]."""
 
     name = "grad.permute"
-    perm = prop_def(DenseArrayBase)
-    LIST_NAME: ClassVar = "perm"
+    perm = prop_def(IntList("perm"))
+    LISTS: ClassVar = ("perm",)
 
     def verify_(self) -> None:
         source, target = self.types()
@@ -913,7 +1074,7 @@ class PermuteOp(ShapeOp):
 
 
 @irdl_op_definition
-class ReshapeOp(GradOp):
+class ReshapeOp(KernelOp):
     """Same elements in row-major order, another shape."""
 
     name = "grad.reshape"
@@ -945,7 +1106,7 @@ class ReshapeOp(GradOp):
 
 
 @irdl_op_definition
-class DotOp(GradOp):
+class DotOp(KernelOp):
     """2-D f32 matrix product."""
 
     name = "grad.dot"
@@ -980,6 +1141,9 @@ class DotOp(GradOp):
     def kernel(self) -> Kernel:
         return lambda a, b: np.matmul(np.ascontiguousarray(a), np.ascontiguousarray(b))
 
+    def fresh_result(self) -> bool:
+        return True
+
 
 # --- §3.3 Memory ------------------------------------------------------------
 
@@ -997,7 +1161,7 @@ def _parse_slot_access(
     indices = parser.parse_optional_comma_separated_list(
         parser.Delimiter.SQUARE, parser.parse_unresolved_operand
     )
-    attrs = parse_attributes(parser, GradOp)
+    attrs = parse_attributes(parser, KernelOp)
     parser.parse_punctuation(":")
     start = parser.pos
     type = parser.parse_type()
@@ -1039,15 +1203,17 @@ def _check_indices(op: Operation, shape: Sequence[int], indices: Sequence) -> tu
     position = tuple(int(i) for i in indices)
     for i, size in zip(position, shape, strict=False):
         if not 0 <= i < size:
-            raise EvaluationError(
-                f"'{op.name}' index {list(position)} is out of range for a slot "
-                f"of shape {list(shape)}"
+            raise OpError(
+                op,
+                f"index {list(position)} is out of range for a slot of shape "
+                f"{list(shape)}",
+                at_run_time=True,
             )
     return position
 
 
 @irdl_op_definition
-class LoadOp(GradOp):
+class LoadOp(KernelOp):
     """The whole slot as a tensor, or the sub-tensor at the leading indices."""
 
     name = "grad.load"
@@ -1095,10 +1261,11 @@ class LoadOp(GradOp):
 
         return load
 
+    def fresh_result(self) -> bool:
+        return True
+
     def view_kernel(self) -> Kernel:
-        """Like `kernel`, but a read-only view of the slot rather than a copy, for
-        a caller that knows that nothing writes the slot while the value (or
-        anything made from it) is alive."""
+        """Like `kernel`, but a read-only view of the slot rather than a copy."""
         shape = _shape(self.slot)
 
         def load_view(slot: np.ndarray, *indices: int) -> np.ndarray:
@@ -1112,7 +1279,7 @@ class LoadOp(GradOp):
 
 
 @irdl_op_definition
-class StoreOp(GradOp):
+class StoreOp(KernelOp):
     """Writes the whole slot, or the part at the leading indices."""
 
     name = "grad.store"
@@ -1120,6 +1287,7 @@ class StoreOp(GradOp):
     slot = operand_def(MemRefType)
     indices = var_operand_def(AnyAttr())  # checked in verify_, naming the index
     traits = traits_def(MemoryWriteEffect())
+    WRITES_SLOT: ClassVar = True
 
     def __init__(
         self, value: SSAValue, slot: SSAValue, indices: Sequence[SSAValue] = ()
@@ -1163,269 +1331,38 @@ class StoreOp(GradOp):
         return store
 
 
-# --- §3.4 Differentiation ---------------------------------------------------
-
-
-def _is_scalar_f32(type: Attribute) -> bool:
-    return is_f32_tensor(type) and isinstance(type, TensorType) and not type.get_shape()
-
-
-class DifferentiationOp(IRDLOperation, ABC):
-    """`grad.gradient`, `grad.vjp` and `grad.jvp`: replaced by ordinary ops
-    before anything runs, so they have no kernel."""
-
-    traits = traits_def(Pure())
-
-    @property
-    @abstractmethod
-    def differentiated(self) -> Sequence[SSAValue]:
-        """The values it differentiates with respect to (its targets)."""
-
-    def _check_results(
-        self, targets: Sequence[SSAValue], results: Sequence[SSAValue]
-    ) -> None:
-        if not targets:
-            raise VerifyException("expected at least one target")
-        if len(results) != len(targets):
-            raise VerifyException(
-                f"expected one result per target ({len(targets)}), got {len(results)}"
-            )
-        self._check_types(
-            [
-                (f"result {i} must have the type of target {i}", r, t.type)
-                for i, (r, t) in enumerate(zip(results, targets, strict=True))
-            ]
-        )
-
-    def _check_paths(
-        self,
-        loss: SSAValue,
-        targets: Sequence[SSAValue],
-        extra_roots: Sequence[SSAValue] = (),
-    ) -> None:
-        """SPEC §4 rules 2-5 (the dialect's path analysis imports the ops)."""
-        from gradopt.dialect.paths import check_differentiable
-
-        check_differentiable(self, loss, targets, extra_roots)
-
-    def _check_types(self, pairs: Sequence[tuple[str, SSAValue, Attribute]]) -> None:
-        for message, value, expected in pairs:
-            if value.type != expected:
-                raise VerifyException(
-                    f"{message}: expected {expected}, got {value.type}"
-                )
-
-    def _print_types(self, printer: Printer, types: Sequence[Attribute]) -> None:
-        print_attributes(printer, self)
-        printer.print_string(" : ")
-        printer.print_list(types, printer.print_attribute)
-
-
-def is_differentiated(value: SSAValue) -> bool:
-    """Whether a differentiation op takes a derivative with respect to `value`:
-    then `value` must stay a node of its own (SPEC §4 rule 3)."""
-    return any(
-        isinstance(use.operation, DifferentiationOp)
-        and value in use.operation.differentiated
-        for use in value.uses
-    )
-
-
-@irdl_op_definition
-class GradientOp(DifferentiationOp):
-    """`%g0, %g1 = grad.gradient %y wrt %a, %b : tensor<f32>, T0, T1`:
-    result i holds the derivative of the scalar loss `%y` w.r.t. target i."""
-
-    name = "grad.gradient"
-    loss = operand_def(TensorType)
-    targets = var_operand_def(AnyAttr())
-    gradients = var_result_def(AnyAttr())
-
-    @property
-    def differentiated(self) -> Sequence[SSAValue]:
-        return self.targets
-
-    def __init__(self, loss: SSAValue, targets: Sequence[SSAValue]):
-        super().__init__(
-            operands=[loss, targets], result_types=[[t.type for t in targets]]
-        )
-
-    def verify_(self) -> None:
-        self._check_results(self.targets, self.gradients)
-        if not _is_scalar_f32(self.loss.type):
-            raise VerifyException(f"loss must be a scalar f32, got {self.loss.type}")
-        self._check_paths(self.loss, self.targets)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> GradientOp:
-        loss = parser.parse_unresolved_operand()
-        parser.parse_keyword("wrt")
-        targets = parse_operand_list(parser)
-        attrs = parse_attributes(parser, cls)
-        parser.parse_punctuation(":")
-        types = parse_type_list(parser, 1 + len(targets))
-        loss_value, *target_values = resolve(
-            parser, [loss, *targets], types, len(types)
-        )
-        op = cls(loss_value, target_values)
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.loss)
-        printer.print_string(" wrt ")
-        printer.print_list(self.targets, printer.print_operand)
-        self._print_types(printer, [self.loss.type, *(t.type for t in self.targets)])
-
-
-@irdl_op_definition
-class VjpOp(DifferentiationOp):
-    """`%g = grad.vjp %y, %ct wrt %x : Ty, Tx`: reverse mode seeded with the
-    cotangent `%ct` (of y's type)."""
-
-    name = "grad.vjp"
-    loss = operand_def(TensorType)
-    cotangent = operand_def(TensorType)
-    targets = var_operand_def(AnyAttr())
-    gradients = var_result_def(AnyAttr())
-
-    @property
-    def differentiated(self) -> Sequence[SSAValue]:
-        return self.targets
-
-    def __init__(
-        self, loss: SSAValue, cotangent: SSAValue, targets: Sequence[SSAValue]
-    ):
-        super().__init__(
-            operands=[loss, cotangent, targets],
-            result_types=[[t.type for t in targets]],
-        )
-
-    def verify_(self) -> None:
-        self._check_results(self.targets, self.gradients)
-        if not is_f32_tensor(self.loss.type):
-            raise VerifyException(f"loss must be an f32 tensor, got {self.loss.type}")
-        self._check_types(
-            [("cotangent must have the loss's type", self.cotangent, self.loss.type)]
-        )
-        self._check_paths(self.loss, self.targets)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> VjpOp:
-        loss = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        cotangent = parser.parse_unresolved_operand()
-        parser.parse_keyword("wrt")
-        targets = parse_operand_list(parser)
-        attrs = parse_attributes(parser, cls)
-        parser.parse_punctuation(":")
-        types = parse_type_list(parser, 1 + len(targets))
-        loss_value, *target_values = resolve(
-            parser, [loss, *targets], types, len(types)
-        )
-        op = cls(loss_value, parser.resolve_operand(cotangent, types[0]), target_values)
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list([self.loss, self.cotangent], printer.print_operand)
-        printer.print_string(" wrt ")
-        printer.print_list(self.targets, printer.print_operand)
-        self._print_types(printer, [self.loss.type, *(t.type for t in self.targets)])
-
-
-@irdl_op_definition
-class JvpOp(DifferentiationOp):
-    """`%ty = grad.jvp %y wrt %x, %tx : Ty, Tx`: the derivative of `%y` at `%x`
-    along the tangent `%tx` (forward mode)."""
-
-    name = "grad.jvp"
-    output = operand_def(TensorType)
-    target = operand_def(AnyAttr())
-    tangent = operand_def(AnyAttr())
-    result = result_def(TensorType)
-
-    @property
-    def differentiated(self) -> Sequence[SSAValue]:
-        return (self.target,)
-
-    def __init__(self, output: SSAValue, target: SSAValue, tangent: SSAValue):
-        super().__init__(operands=[output, target, tangent], result_types=[output.type])
-
-    def verify_(self) -> None:
-        self._check_types(
-            [("result must have the type of the output", self.result, self.output.type)]
-        )
-        if not is_f32_tensor(self.output.type):
-            raise VerifyException(
-                f"output must be an f32 tensor, got {self.output.type}"
-            )
-        self._check_types(
-            [("tangent must have the target's type", self.tangent, self.target.type)]
-        )
-        self._check_paths(self.output, [self.target], [self.tangent])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> JvpOp:
-        output = parser.parse_unresolved_operand()
-        parser.parse_keyword("wrt")
-        target = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        tangent = parser.parse_unresolved_operand()
-        attrs = parse_attributes(parser, cls)
-        parser.parse_punctuation(":")
-        types = parse_type_list(parser, 2)
-        output_value, target_value = resolve(parser, [output, target], types, 2)
-        op = cls(output_value, target_value, parser.resolve_operand(tangent, types[1]))
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.output)
-        printer.print_string(" wrt ")
-        printer.print_list([self.target, self.tangent], printer.print_operand)
-        self._print_types(printer, [self.output.type, self.target.type])
-
-
-Grad = Dialect(
-    "grad",
-    [
-        ConstOp,
-        AddOp,
-        MulOp,
-        MaxOp,
-        NegOp,
-        RecipOp,
-        Exp2Op,
-        Log2Op,
-        SqrtOp,
-        SinOp,
-        CmpLtOp,
-        CmpEqOp,
-        CmpNeOp,
-        WhereOp,
-        IDivOp,
-        ModOp,
-        AndOp,
-        OrOp,
-        XorOp,
-        ShlOp,
-        ShrOp,
-        CastOp,
-        BitcastOp,
-        DetachOp,
-        ReduceOp,
-        BroadcastOp,
-        ReshapeOp,
-        PermuteOp,
-        DotOp,
-        LoadOp,
-        StoreOp,
-        GradientOp,
-        VjpOp,
-        JvpOp,
-    ],
+GRAD_OPS: tuple[type[KernelOp], ...] = (
+    ConstOp,
+    AddOp,
+    MulOp,
+    MaxOp,
+    NegOp,
+    RecipOp,
+    Exp2Op,
+    Log2Op,
+    SqrtOp,
+    SinOp,
+    CmpLtOp,
+    CmpEqOp,
+    CmpNeOp,
+    WhereOp,
+    IDivOp,
+    ModOp,
+    AndOp,
+    OrOp,
+    XorOp,
+    ShlOp,
+    ShrOp,
+    CastOp,
+    BitcastOp,
+    DetachOp,
+    ReduceOp,
+    BroadcastOp,
+    ReshapeOp,
+    PermuteOp,
+    DotOp,
+    LoadOp,
+    StoreOp,
 )
+"""The ops of SPEC §3.1-§3.3 (the differentiation ops of §3.4 are in
+`gradopt.dialect.differentiation`)."""

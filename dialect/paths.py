@@ -14,18 +14,11 @@ from contextvars import ContextVar
 
 from xdsl.dialects.scf import ForOp
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+from xdsl.traits import ConstantLike
 
-from gradopt.diagnostics import OpError
-from gradopt.dialect.ops import (
-    ConstOp,
-    DifferentiationOp,
-    GradientOp,
-    JvpOp,
-    LoadOp,
-    StoreOp,
-    VjpOp,
-)
-from gradopt.dialect.rules import reverse_rule, stops_gradient
+from gradopt.dialect.derivative import DifferentiationOp, derivative_of
+from gradopt.dialect.errors import OpError
+from gradopt.dialect.ops import LoadOp, StoreOp
 from gradopt.dialect.types import is_f32_tensor
 
 Inputs = Callable[[SSAValue], Sequence[SSAValue]]
@@ -67,31 +60,32 @@ def depends_on(
     return reached
 
 
+def _cuts_path(op: Operation) -> bool:
+    """Whether no derivative flows through `op` (`grad.detach`, dead ends)."""
+    derivative = derivative_of(op)
+    return derivative is not None and not derivative.passes
+
+
 def differentiable_inputs(value: SSAValue) -> Sequence[SSAValue]:
     """The f32 operands a gradient could flow through to `value` (SSA only)."""
     if not is_f32_tensor(value.type) or not isinstance(value, OpResult):
         return ()
-    if stops_gradient(value.op):
+    if _cuts_path(value.op):
         return ()
     return [o for o in value.op.operands if is_f32_tensor(o.type)]
 
 
-def _captured(op: Operation) -> list[SSAValue]:
-    """Values defined outside `op` and used inside its regions."""
-    inner_ops = {o for region in op.regions for o in region.walk()}
-    inner_blocks = {b for o in inner_ops for r in o.regions for b in r.blocks}
-    inner_blocks.update(b for region in op.regions for b in region.blocks)
-    captured: list[SSAValue] = []
-    for inner in inner_ops:
-        for value in inner.operands:
-            inside = (
-                value.op in inner_ops
-                if isinstance(value, OpResult)
-                else isinstance(value, BlockArgument) and value.block in inner_blocks
-            )
-            if not inside and value not in captured:
-                captured.append(value)
-    return captured
+def captured(op: Operation) -> list[SSAValue]:
+    """The values that ops inside `op`'s regions read but that are defined
+    outside them, in order of first use."""
+    inner = [o for region in op.regions for o in region.walk()]
+    defined: set[SSAValue] = {
+        a for region in op.regions for b in region.blocks for a in b.args
+    }
+    for o in inner:
+        defined.update(o.results)
+        defined.update(a for r in o.regions for b in r.blocks for a in b.args)
+    return list(dict.fromkeys(v for o in inner for v in o.operands if v not in defined))
 
 
 def _function_of(op: Operation) -> Operation:
@@ -142,11 +136,11 @@ class _Dependence:
         if not is_f32_tensor(value.type) or not isinstance(value, OpResult):
             return ()
         op = value.op
-        if stops_gradient(op):
+        if _cuts_path(op):
             return ()
         inputs = list(op.operands)
         if op.regions:
-            inputs += _captured(op)
+            inputs += captured(op)
         if isinstance(op, LoadOp):
             for store in self.earlier_stores(op):
                 self.stores.setdefault(store.value, store)
@@ -161,7 +155,7 @@ def _body_inputs(loop: ForOp) -> Inputs:
     def inputs(value: SSAValue) -> Sequence[SSAValue]:
         if not isinstance(value, OpResult) or value.op not in inside:
             return ()
-        return [*value.op.operands, *(_captured(value.op) if value.op.regions else ())]
+        return [*value.op.operands, *(captured(value.op) if value.op.regions else ())]
 
     return inputs
 
@@ -196,11 +190,11 @@ def check_differentiable(
             raise OpError(
                 op, f"target must be an f32 tensor, got {target.type} (target {i})"
             )
-        if isinstance(target, OpResult) and isinstance(target.op, ConstOp):
+        if isinstance(target, OpResult) and target.op.has_trait(ConstantLike):
             raise OpError(
                 op,
                 "cannot differentiate with respect to a literal (target "
-                f"{i} is defined by 'grad.const')",
+                f"{i} is defined by '{target.op.name}')",
                 [(target.op, "the literal is here")],
             )
     if (loop := _loop_dependence(op, [loss, *targets, *extra_roots])) is not None:
@@ -231,13 +225,6 @@ def shared_path_checks() -> Iterator[None]:
         _CHECKED_LOSSES.reset(token)
 
 
-def _targets_of(op: Operation) -> Sequence[SSAValue]:
-    if isinstance(op, JvpOp):
-        return [op.target]
-    assert isinstance(op, GradientOp | VjpOp)
-    return op.targets
-
-
 def _check_path(
     op: DifferentiationOp, loss: SSAValue, targets: Sequence[SSAValue]
 ) -> None:
@@ -251,7 +238,7 @@ def _check_path(
         t
         for user in users
         if isinstance(user, DifferentiationOp)
-        for t in _targets_of(user)
+        for t in user.differentiated
     ]
     try:
         _find_rule_less_op(op, loss, together)
@@ -275,18 +262,28 @@ def _find_rule_less_op(
         ):
             continue
         node = value.op
-        if isinstance(node, DifferentiationOp) or reverse_rule(node) is not None:
+        if isinstance(node, DifferentiationOp) or derivative_of(node) is not None:
             continue
-        notes = [(node, f"'{node.name}' is here")]
+        stores = []
         if isinstance(node, LoadOp):
-            notes += [
-                (inputs.stores[v], "a value on the path is stored into the slot here")
+            stores = [
+                inputs.stores[v]
                 for v in inputs(value)
                 if v in reached and v in inputs.stores
             ]
-        raise OpError(
-            op,
-            f"'{node.name}' lies on the path from the target to the loss and has "
-            "no gradient rule",
-            notes,
-        )
+        raise no_rule_error(op, node, stores)
+
+
+def no_rule_error(
+    op: Operation, node: Operation, stores: Sequence[StoreOp] = ()
+) -> OpError:
+    """SPEC §4 rule 5: `node`, on a path of differentiation op `op`, has no
+    derivative (`stores`: where path values reached a load through memory)."""
+    notes = [(node, f"'{node.name}' is here")]
+    notes += [(s, "a value on the path is stored into the slot here") for s in stores]
+    return OpError(
+        op,
+        f"'{node.name}' lies on the path from the target to the loss and has no "
+        "gradient rule",
+        notes,
+    )

@@ -1,51 +1,67 @@
-"""The differentiation rules of the `grad` ops: SPEC §5.3 (shares) and §5.6
-(tangents), one short function per op, read against the spec's tables.
+"""The derivatives of the `grad` ops: SPEC §5.3 (shares) and §5.6 (tangents),
+one short function per op and mode, registered with `register_derivative`
+(`gradopt.dialect.derivative`) as any dialect's ops would be.
 
 A reverse rule gets the node's gradient `g` and returns, per operand, a thunk
 that builds the share for that operand (or None: no share). The walk calls only
 the thunks of operands on the path, in operand order, so only shares that are
-sent are built. A forward rule gets the operands' tangents (None off the path)
-and builds the node's tangent. An op without an entry has no rule; the
-verifier and both walks ask `reverse_rule` / `tangent_rule` and nothing else.
+sent are built. A tangent rule gets the operands' tangents (None off the path)
+and builds the node's tangent. Where the two tables give one expression of the
+incoming g or t (exp2, log2, sqrt, sin, recip, neg, casts, reverse), it is
+written once as a `Derivative.chain`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cache
 
 from xdsl.ir import Operation, SSAValue
 
+from gradopt.dialect.derivative import (
+    DEAD_END,
+    STOPS_GRADIENT,
+    Derivative,
+    Tangent,
+    register_derivative,
+)
 from gradopt.dialect.emitter import Emitter
 from gradopt.dialect.ops import (
     AddOp,
+    AndOp,
     BitcastOp,
     BroadcastOp,
     CastOp,
+    CmpEqOp,
+    CmpLtOp,
+    CmpNeOp,
+    ConstOp,
     DetachOp,
     DotOp,
     Exp2Op,
+    IDivOp,
     Log2Op,
     MaxOp,
+    ModOp,
     MulOp,
     NegOp,
+    OrOp,
     PermuteOp,
     RecipOp,
+    ReduceKind,
     ReduceOp,
     ReshapeOp,
+    ShlOp,
+    ShrOp,
     SinOp,
     SqrtOp,
     WhereOp,
+    XorOp,
 )
 from gradopt.dialect.types import tensor_type
 
 LN2 = 0.6931472
 HALF_PI = 1.5707964
-
-Share = Callable[[], SSAValue]
-ReverseRule = Callable[[Emitter, Operation, SSAValue], Sequence[Share | None]]
-Tangent = SSAValue | None
-TangentRule = Callable[[Emitter, Operation, Sequence[Tangent]], SSAValue]
 
 
 def _kept_dims(op: ReduceOp) -> list[int]:
@@ -72,6 +88,38 @@ def _inverse(perm: Sequence[int]) -> list[int]:
     return inverse
 
 
+# --- Both modes: one linear map of the incoming g or t -----------------------
+
+
+def _neg(e: Emitter, op: Operation, x: SSAValue) -> SSAValue:
+    return e.neg(x)
+
+
+def _recip(e: Emitter, op: Operation, x: SSAValue) -> SSAValue:
+    u = op.results[0]
+    return e.mul(x, e.neg(e.mul(u, u)))
+
+
+def _exp2(e: Emitter, op: Operation, x: SSAValue) -> SSAValue:
+    return e.mul(e.mul(x, op.results[0]), LN2)
+
+
+def _log2(e: Emitter, op: Operation, x: SSAValue) -> SSAValue:
+    return e.mul(x, e.recip(e.mul(op.operands[0], LN2)))
+
+
+def _sqrt(e: Emitter, op: Operation, x: SSAValue) -> SSAValue:
+    return e.mul(x, e.recip(e.mul(op.results[0], 2.0)))
+
+
+def _sin(e: Emitter, op: Operation, x: SSAValue) -> SSAValue:
+    return e.mul(x, e.sin(e.add(op.operands[0], HALF_PI)))
+
+
+def _identity(e: Emitter, op: Operation, x: SSAValue) -> SSAValue:
+    return x
+
+
 # --- Reverse mode: the shares of SPEC §5.3 -----------------------------------
 
 
@@ -82,15 +130,6 @@ def _add(e: Emitter, op: Operation, g: SSAValue):
 def _mul(e: Emitter, op: Operation, g: SSAValue):
     a, b = op.operands
     return (lambda: e.mul(g, b), lambda: e.mul(g, a))
-
-
-def _neg(e: Emitter, op: Operation, g: SSAValue):
-    return (lambda: e.neg(g),)
-
-
-def _recip(e: Emitter, op: Operation, g: SSAValue):
-    u = op.results[0]
-    return (lambda: e.mul(g, e.neg(e.mul(u, u))),)
 
 
 def _max(e: Emitter, op: Operation, g: SSAValue):
@@ -107,34 +146,6 @@ def _max(e: Emitter, op: Operation, g: SSAValue):
 def _where(e: Emitter, op: Operation, g: SSAValue):
     c = op.operands[0]
     return (None, lambda: e.where(c, g, 0.0), lambda: e.where(c, 0.0, g))
-
-
-def _exp2(e: Emitter, op: Operation, g: SSAValue):
-    u = op.results[0]
-    return (lambda: e.mul(e.mul(g, u), LN2),)
-
-
-def _log2(e: Emitter, op: Operation, g: SSAValue):
-    a = op.operands[0]
-    return (lambda: e.mul(g, e.recip(e.mul(a, LN2))),)
-
-
-def _sqrt(e: Emitter, op: Operation, g: SSAValue):
-    u = op.results[0]
-    return (lambda: e.mul(g, e.recip(e.mul(u, 2.0))),)
-
-
-def _sin(e: Emitter, op: Operation, g: SSAValue):
-    a = op.operands[0]
-    return (lambda: e.mul(g, e.sin(e.add(a, HALF_PI))),)
-
-
-def _identity(e: Emitter, op: Operation, g: SSAValue):
-    return (lambda: g,)
-
-
-def _detach(e: Emitter, op: Operation, g: SSAValue):
-    return (None,)
 
 
 def _reduce_add(e: Emitter, op: Operation, g: SSAValue):
@@ -185,47 +196,13 @@ def _dot(e: Emitter, op: Operation, g: SSAValue):
     )
 
 
-_REVERSE: dict[type[Operation], ReverseRule] = {
-    AddOp: _add,
-    MulOp: _mul,
-    NegOp: _neg,
-    RecipOp: _recip,
-    MaxOp: _max,
-    WhereOp: _where,
-    Exp2Op: _exp2,
-    Log2Op: _log2,
-    SqrtOp: _sqrt,
-    SinOp: _sin,
-    CastOp: _identity,
-    BitcastOp: _identity,
-    DetachOp: _detach,
-    BroadcastOp: _broadcast,
-    ReshapeOp: _reshape,
-    PermuteOp: _permute,
-    DotOp: _dot,
-}
-_REVERSE_REDUCE: dict[str, ReverseRule] = {"add": _reduce_add, "max": _reduce_max}
-
-
-def reverse_rule(op: Operation) -> ReverseRule | None:
-    """The op's reverse rule, or None if it has none (`reduce mul` has none)."""
-    if isinstance(op, ReduceOp):
-        return _REVERSE_REDUCE.get(op.kind.data)
-    return _REVERSE.get(type(op))
-
-
-def stops_gradient(op: Operation) -> bool:
-    """`grad.detach` cuts the path: its result does not depend on its operand."""
-    return isinstance(op, DetachOp)
-
-
 # --- Forward mode: the tangents of SPEC §5.6 ---------------------------------
 # `t` holds the operands' tangents, None for an operand off the path.
 
 
 def _or_zero(e: Emitter, t: Tangent, like: SSAValue) -> SSAValue:
     """A missing tangent is 0.0."""
-    return t if t is not None else e.zeros(tensor_type(like))
+    return t if t is not None else e.zeros_like(like)
 
 
 def _sum(e: Emitter, a: Tangent, b: Tangent) -> SSAValue:
@@ -248,15 +225,6 @@ def _t_mul(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     return _sum(e, left, right)
 
 
-def _t_neg(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    return e.neg(_or_zero(e, t[0], op.operands[0]))
-
-
-def _t_recip(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    u = op.results[0]
-    return e.mul(_or_zero(e, t[0], u), e.neg(e.mul(u, u)))
-
-
 def _t_max(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     a, b = op.operands
     a_wins, ta = e.cmplt(b, a), _or_zero(e, t[0], a)
@@ -268,30 +236,6 @@ def _t_max(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
 def _t_where(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     c, a, b = op.operands
     return e.where(c, _or_zero(e, t[1], a), _or_zero(e, t[2], b))
-
-
-def _t_exp2(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    u = op.results[0]
-    return e.mul(e.mul(_or_zero(e, t[0], u), u), LN2)
-
-
-def _t_log2(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    a = op.operands[0]
-    return e.mul(_or_zero(e, t[0], a), e.recip(e.mul(a, LN2)))
-
-
-def _t_sqrt(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    u = op.results[0]
-    return e.mul(_or_zero(e, t[0], u), e.recip(e.mul(u, 2.0)))
-
-
-def _t_sin(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    a = op.operands[0]
-    return e.mul(_or_zero(e, t[0], a), e.sin(e.add(a, HALF_PI)))
-
-
-def _t_identity(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    return _or_zero(e, t[0], op.operands[0])
 
 
 def _t_reduce_add(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
@@ -330,29 +274,45 @@ def _t_dot(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     return _sum(e, left, right)
 
 
-_FORWARD: dict[type[Operation], TangentRule] = {
-    AddOp: _t_add,
-    MulOp: _t_mul,
-    NegOp: _t_neg,
-    RecipOp: _t_recip,
-    MaxOp: _t_max,
-    WhereOp: _t_where,
-    Exp2Op: _t_exp2,
-    Log2Op: _t_log2,
-    SqrtOp: _t_sqrt,
-    SinOp: _t_sin,
-    CastOp: _t_identity,
-    BitcastOp: _t_identity,
-    BroadcastOp: _t_broadcast,
-    ReshapeOp: _t_reshape,
-    PermuteOp: _t_permute,
-    DotOp: _t_dot,
+# --- The derivative of each op ------------------------------------------------
+
+DERIVATIVES: dict[type[Operation], Derivative] = {
+    AddOp: Derivative(_add, _t_add),
+    MulOp: Derivative(_mul, _t_mul),
+    NegOp: Derivative.chain(_neg),
+    RecipOp: Derivative.chain(_recip),
+    MaxOp: Derivative(_max, _t_max),
+    WhereOp: Derivative(_where, _t_where),
+    Exp2Op: Derivative.chain(_exp2),
+    Log2Op: Derivative.chain(_log2),
+    SqrtOp: Derivative.chain(_sqrt),
+    SinOp: Derivative.chain(_sin),
+    CastOp: Derivative.chain(_identity),  # f32 to f32; other casts are dead ends
+    BitcastOp: Derivative.chain(_identity),
+    DetachOp: STOPS_GRADIENT,
+    BroadcastOp: Derivative(_broadcast, _t_broadcast),
+    ReshapeOp: Derivative(_reshape, _t_reshape),
+    PermuteOp: Derivative(_permute, _t_permute),
+    DotOp: Derivative(_dot, _t_dot),
+    **dict.fromkeys([ConstOp, CmpLtOp, CmpEqOp, CmpNeOp], DEAD_END),
+    **dict.fromkeys([IDivOp, ModOp, AndOp, OrOp, XorOp, ShlOp, ShrOp], DEAD_END),
 }
-_FORWARD_REDUCE: dict[str, TangentRule] = {"add": _t_reduce_add, "max": _t_reduce_max}
+"""The `grad` ops with one derivative whatever their properties; `reduce` has
+one per kind, and `load` and `store` none (a path through memory is invalid)."""
+
+REDUCE_DERIVATIVES: dict[ReduceKind, Derivative] = {
+    ReduceKind.ADD: Derivative(_reduce_add, _t_reduce_add),
+    ReduceKind.MAX: Derivative(_reduce_max, _t_reduce_max),
+}
+"""`reduce mul` has no rule (SPEC §5.3): invalid on a path."""
 
 
-def tangent_rule(op: Operation) -> TangentRule | None:
-    """The op's tangent rule, or None if it has none."""
-    if isinstance(op, ReduceOp):
-        return _FORWARD_REDUCE.get(op.kind.data)
-    return _FORWARD.get(type(op))
+def _reduce_derivative(op: Operation) -> Derivative | None:
+    assert isinstance(op, ReduceOp)
+    kind = ReduceKind.named(op.kind.data)
+    return None if kind is None else REDUCE_DERIVATIVES.get(kind)
+
+
+for _op_type, _derivative in DERIVATIVES.items():
+    register_derivative(_op_type, _derivative)
+register_derivative(ReduceOp, _reduce_derivative)

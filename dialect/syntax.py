@@ -20,14 +20,14 @@ from xdsl.dialects.builtin import (
     IntegerType,
     TensorType,
     f32,
-    i1,
-    i32,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.lexer import Span
+
+from gradopt.dialect.types import ELEMENT_TYPES, describe, is_tensor_of
 
 _NUMBER = re.compile(
     r"-?(0x[0-9a-fA-F]+|inf|nan|[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?)(?![\w.$])"
@@ -69,9 +69,9 @@ def int_values(values: DenseArrayBase) -> tuple[int, ...]:
     return cast(DenseArrayBase[IntegerType], values).get_values()
 
 
-def print_int_list(printer: Printer, values: DenseArrayBase) -> None:
+def print_int_list(printer: Printer, values: Sequence[int]) -> None:
     printer.print_string(" [")
-    printer.print_list(int_values(values), lambda v: printer.print_string(str(v)))
+    printer.print_list(values, lambda v: printer.print_string(str(v)))
     printer.print_string("]")
 
 
@@ -107,19 +107,27 @@ def with_element(type: TensorType, element: Attribute) -> TensorType:
     return TensorType(element, type.get_shape())
 
 
-def parse_literal(parser: Parser) -> tuple[str, int]:
-    """Consume a scalar literal (`2.0`, `-1e-3`, `0x7FC00000`, `3`, `true`) and
-    return its text and start position; what it means depends on the type that
-    follows it. MLIR's lexer has no token for `1e-3`, so numbers are matched on the
-    source text and the parser resumes after them."""
+def parse_optional_literal(parser: Parser) -> tuple[str, int] | None:
+    """Consume a scalar literal (`2.0`, `-1e-3`, `0x7FC00000`, `3`, `true`) if
+    one comes next, and return its text and start position; what it means
+    depends on the type that follows it. MLIR's lexer has no token for `1e-3`,
+    so numbers are matched on the source text, and the parser resumes after
+    them (xDSL has no public way to resume at a position)."""
     start = parser.pos
     if (flag := parser.parse_optional_boolean()) is not None:
         return ("true" if flag else "false"), start
-    match = _NUMBER.match(parser.lexer.input.content[start:])
+    match = _NUMBER.match(parser.lexer.input.content, start)
     if match is None:
-        parser.raise_error("expected a literal value")
+        return None
     parser._resume_from(start + len(match.group(0)))  # pyright: ignore[reportPrivateUsage]
     return match.group(0), start
+
+
+def parse_literal(parser: Parser) -> tuple[str, int]:
+    """`parse_optional_literal`, where a literal must come."""
+    if (literal := parse_optional_literal(parser)) is None:
+        parser.raise_error("expected a literal value")
+    return literal
 
 
 def literal_attr(
@@ -179,13 +187,10 @@ def parse_tensor_type(parser: Parser) -> TensorType:
     """Parse a type that must be a tensor of f32, i32 or i1, statically shaped."""
     start = parser.pos
     type = parser.parse_type()
-    if (
-        not isinstance(type, TensorType)
-        or type.get_element_type() not in (f32, i32, i1)
-        or any(d < 0 for d in type.get_shape())
-    ):
+    if not is_tensor_of(type):
         parser.raise_error(
-            f"expected a statically shaped tensor of f32, i32 or i1, got {type}",
+            f"expected a statically shaped tensor of {describe(ELEMENT_TYPES)}, "
+            f"got {type}",
             Span(start, parser.pos, parser.lexer.input),
         )
     return type

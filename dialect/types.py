@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TypeGuard
+
 import numpy as np
+from typing_extensions import TypeVar
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     Float32Type,
     IntegerType,
     MemRefType,
@@ -11,8 +17,10 @@ from xdsl.dialects.builtin import (
     f32,
     i1,
     i32,
+    i64,
 )
 from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import AttrConstraint, IntConstraint, VerificationContext
 from xdsl.utils.exceptions import VerifyException
 
 ELEMENT_TYPES: tuple[Attribute, ...] = (f32, i32, i1)
@@ -45,11 +53,22 @@ def describe(elements: tuple[Attribute, ...]) -> str:
     return " or ".join([", ".join(names[:-1]), names[-1]] if names[1:] else names)
 
 
+def is_static_tensor(type: Attribute) -> TypeGuard[TensorType]:
+    return isinstance(type, TensorType) and all(d >= 0 for d in type.get_shape())
+
+
+def is_tensor_of(
+    type: Attribute, elements: tuple[Attribute, ...] = ELEMENT_TYPES
+) -> TypeGuard[TensorType]:
+    """Whether `type` is a statically shaped tensor of one of `elements`."""
+    return is_static_tensor(type) and type.get_element_type() in elements
+
+
 def check_tensor(
     what: str, type: Attribute, elements: tuple[Attribute, ...] = ELEMENT_TYPES
 ) -> TensorType:
     """The statically shaped tensor `type`, or a verifier error naming `what`."""
-    if not isinstance(type, TensorType) or any(d < 0 for d in type.get_shape()):
+    if not is_static_tensor(type):
         raise VerifyException(
             f"{what} must be a statically shaped tensor of {describe(elements)}, "
             f"got {type}"
@@ -78,3 +97,26 @@ def tensor_type(value: SSAValue) -> TensorType:
     """The type of a value known (verified) to be a tensor."""
     assert isinstance(value.type, TensorType)
     return value.type
+
+
+_I64_ARRAY = DenseArrayBase.constr(i64)
+
+
+@dataclass(frozen=True)
+class IntList(AttrConstraint[DenseArrayBase]):
+    """`DenseArrayBase.constr(i64)`, for property `name`: any other value (an
+    `array<f32: ...>`, say) is refused with a message naming the property."""
+
+    name: str
+
+    def verify(self, attr: Attribute, constraint_context: VerificationContext) -> None:
+        if not _I64_ARRAY.verifies(attr):
+            raise VerifyException(f"{self.name} must be an array<i64: ...>, got {attr}")
+
+    def get_bases(self) -> set[type[Attribute]] | None:
+        return {DenseArrayBase}
+
+    def mapping_type_vars(
+        self, type_var_mapping: Mapping[TypeVar, AttrConstraint | IntConstraint]
+    ) -> IntList:
+        return self

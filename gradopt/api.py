@@ -23,16 +23,15 @@ from gradopt.context import make_context
 from gradopt.diagnostics import (
     LocatedError,
     Location,
-    OpError,
     SourceText,
     locate,
-    location_of,
     parse_module,
-    verify_module,
 )
-from gradopt.dialect.ops import GradientOp, JvpOp, VjpOp
+from gradopt.dialect.derivative import DifferentiationOp
+from gradopt.dialect.errors import OpError
 from gradopt.dialect.types import dtype_of
-from gradopt.interpreter import Interpreter, RunError
+from gradopt.dialect.verifier import verify_module
+from gradopt.interpreter import Interpreter
 
 if TYPE_CHECKING:
     from gradopt.iree import IreeModule
@@ -91,9 +90,14 @@ class Program:
         except LocatedError as error:
             raise GradoptError(error, self.source) from None
         except OpError as error:
-            raise GradoptError(locate(error, filename), self.source) from None
+            raise self.located(error) from None
         except DiagnosticException as error:  # a pass failing on the whole module
             raise self.error(filename, str(error)) from None
+
+    def located(self, error: OpError) -> GradoptError:
+        """`error` at the source locations of the ops it names."""
+        located = locate(error.op, error.describe(), error.notes, self.filename)
+        return GradoptError(located, self.source)
 
     def error(self, what: str, message: str) -> GradoptError:
         """An error about `what` (a file or an input) rather than a source line."""
@@ -163,11 +167,7 @@ class Program:
         try:
             values = self.interpreter.call(entry, arguments)
         except OpError as error:
-            raise GradoptError(locate(error, self.filename), self.source) from None
-        except RunError as error:
-            where = location_of(error.op) or Location(self.filename, 0, 0)
-            located = LocatedError(where, error.message)
-            raise GradoptError(located, self.source) from None
+            raise self.located(error) from None
         try:
             results = [np.array(value) for value in values]
         except MemoryError:  # a broadcast value, say, copied in full
@@ -186,7 +186,7 @@ class Program:
                 self.iree_module = load(self.module)
             return self.iree_module.call(entry, arguments)
         except OpError as error:
-            raise GradoptError(locate(error, self.filename), self.source) from None
+            raise self.located(error) from None
         except BackendError as error:
             raise self.error(self.filename, str(error)) from None
 
@@ -260,7 +260,7 @@ def _prepared(module: ModuleOp) -> ModuleOp:
     """`module` verified and with its differentiation ops expanded (in a copy,
     so that a module passed in by the caller is left as it was)."""
     verify_module(module)
-    if not any(isinstance(op, GradientOp | VjpOp | JvpOp) for op in module.walk()):
+    if not any(isinstance(op, DifferentiationOp) for op in module.walk()):
         return module
     from gradopt.passes.expand_gradient import ExpandGradientPass
 

@@ -19,18 +19,10 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import AttributeInvT, Operation, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.parser.core import ForwardDeclaredValue
-from xdsl.traits import NoTerminator
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
-from xdsl.utils.lexer import Span
-from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
-
-# xDSL lexes a string literal with `"(?:[^"\\\n\v\f]+|\\(?:...))*"`, whose nested
-# repetition backtracks exponentially when the string is not closed on its line:
-# a 30-character `"grad.add(%a, ...` missing its closing quote takes minutes.
-# Matching one character per repetition accepts the same strings in linear time.
-MLIRLexer._unescaped_characters_regex = re.compile(  # pyright: ignore[reportPrivateUsage]
-    r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
-)
+from xdsl.parser.generic_parser import ParserState
+from xdsl.utils.exceptions import ParseError
+from xdsl.utils.lexer import Input, Span
+from xdsl.utils.mlir_lexer import MLIRLexer
 
 
 @dataclass(frozen=True)
@@ -51,18 +43,6 @@ def location_of(op: Operation) -> Location | None:
     return None
 
 
-class OpError(DiagnosticException):
-    """An error about one op, with optional notes about others."""
-
-    def __init__(
-        self, op: Operation, message: str, notes: Sequence[tuple[Operation, str]] = ()
-    ):
-        super().__init__(message)
-        self.op = op
-        self.message = message
-        self.notes = list(notes)
-
-
 class LocatedError(Exception):
     """An error at a known source location, or about a named input (`line` 0)."""
 
@@ -73,71 +53,21 @@ class LocatedError(Exception):
         self.notes: list[tuple[Location, str]] = list(notes)
 
 
-def op_message(op: Operation, message: str) -> str:
-    return f"'{op.name}' op {message}"
-
-
-def locate(error: OpError, fallback: str) -> LocatedError:
-    """`error` with the source locations of the ops it is about."""
+def locate(
+    op: Operation,
+    message: str,
+    notes: Sequence[tuple[Operation, str]],
+    fallback: str,
+) -> LocatedError:
+    """An error about `op` (with notes about others) at their source locations;
+    an op without one is reported against `fallback`, the input's name."""
 
     def where(op: Operation) -> Location:
         return location_of(op) or Location(fallback, 0, 0)
 
     return LocatedError(
-        where(error.op),
-        op_message(error.op, error.message),
-        [(where(op), message) for op, message in error.notes],
+        where(op), message, [(where(other), text) for other, text in notes]
     )
-
-
-def verify_module(module: Operation) -> None:
-    """Verify every op of `module`, raising an `OpError` for the first that fails."""
-    from gradopt.dialect.paths import shared_path_checks
-
-    with shared_path_checks():
-        for op in module.walk():
-            try:
-                op.verify(verify_nested_ops=False)
-            except VerifyException as error:
-                raise OpError(op, str(error)) from None
-            _check_not_empty(op)
-    _check_dominance(module)
-
-
-def _check_not_empty(op: Operation) -> None:
-    """A single-block region needs at least a terminator (`func.return`, ...).
-
-    xDSL checks this when it verifies a block, which `verify_nested_ops=False`
-    skips; an empty function body then ran as if it returned nothing."""
-    if op.has_trait(NoTerminator):
-        return
-    for i, region in enumerate(op.regions):
-        if len(region.blocks) == 1 and region.block.first_op is None:
-            raise OpError(
-                op, f"region #{i} is empty: its block needs at least a terminator"
-            )
-
-
-def _check_dominance(op: Operation, visible: set[SSAValue] | None = None) -> None:
-    """Every operand is defined before its use, in its block or an enclosing one,
-    as MLIR requires of single-block regions (xDSL's verifier does not check
-    this, and its parser accepts forward references)."""
-    visible = set() if visible is None else visible
-    for region in op.regions:
-        if len(region.blocks) != 1:
-            continue
-        block = region.block
-        added: list[SSAValue] = [*block.args]
-        visible.update(block.args)
-        for inner in block.ops:
-            for index, operand in enumerate(inner.operands):
-                if operand not in visible:
-                    raise OpError(inner, f"operand #{index} does not dominate this use")
-            if inner.regions:
-                _check_dominance(inner, visible)
-            visible.update(inner.results)
-            added += inner.results
-        visible.difference_update(added)
 
 
 _NEWLINE = re.compile("\n")
@@ -148,8 +78,22 @@ class _UnknownOpError(ParseError):
     """A `ParseError` about an unknown op, already located at the op."""
 
 
+class _LinearLexer(MLIRLexer):
+    r"""xDSL's lexer, with a string-literal pattern that runs in linear time.
+
+    xDSL matches a string literal with `"(?:[^"\\\n\v\f]+|\\(?:...))*"`, whose
+    nested repetition backtracks exponentially when the string is not closed on
+    its line: a 30-character `"grad.add(%a, ...` missing its closing quote takes
+    minutes. One character per repetition accepts the same strings."""
+
+    _unescaped_characters_regex = re.compile(
+        r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
+    )
+
+
 class LocatedParser(Parser):
-    """A parser that records each op's source position as its location."""
+    """A parser that records each op's source position as its location (and
+    lexes with `_LinearLexer`)."""
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
         self._file = StringAttr(name)
@@ -157,14 +101,15 @@ class LocatedParser(Parser):
         self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
         self._first_uses: dict[str, int] = {}
         self._forward_names: dict[SSAValue, str] = {}
+        super().__init__(ctx, "", name)
         try:
-            super().__init__(ctx, text, name)
-        except ParseError as error:  # xDSL's lexer reads the first token at once
+            self._parser_state = ParserState(_LinearLexer(Input(text, name)))
+        except ParseError as error:  # the lexer reads the first token at once
             raise LocatedError(self.location(error.span.start), error.msg) from None
 
     def at_end(self) -> bool:
         """Whether nothing but whitespace and comments is left."""
-        return self._current_token.kind == MLIRTokenKind.EOF
+        return self.pos == len(self.lexer.input.content)
 
     def location(self, position: int) -> Location:
         line = bisect_right(self._line_starts, position)

@@ -1,5 +1,5 @@
 """The NumPy interpreter of gradopt programs (SPEC §6)."""
 
-from gradopt.interpreter.executor import Interpreter, Plan, RunError, Step
+from gradopt.interpreter.executor import Interpreter, Plan, Step
 
-__all__ = ["Interpreter", "Plan", "RunError", "Step"]
+__all__ = ["Interpreter", "Plan", "Step"]

@@ -28,11 +28,9 @@ Neither changes a bit of any result: the same ufunc runs on the same operands.
 
 from __future__ import annotations
 
-import inspect
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from operator import itemgetter
 from types import CodeType, FunctionType, TracebackType
 from typing import NamedTuple
@@ -43,18 +41,11 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, TensorType
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.dialects.scf import ForOp, YieldOp
 from xdsl.ir import Block, Operation, SSAValue
+from xdsl.traits import ConstantLike
 
-from gradopt.diagnostics import OpError
-from gradopt.dialect.ops import (
-    ConstOp,
-    DotOp,
-    EvaluationError,
-    GradOp,
-    LoadOp,
-    ReduceOp,
-    StoreOp,
-    WhereOp,
-)
+from gradopt.dialect.errors import OpError
+from gradopt.dialect.ops import KernelOp
+from gradopt.dialect.paths import captured
 
 Frame = list[object]
 """The values of one run of a plan, by index: inputs first, then op results."""
@@ -62,15 +53,6 @@ Frame = list[object]
 Action = Callable[..., object]
 """What a step calls: an op's kernel, or the loop, call or constant behind a
 `scf.for`, `func.call` or `arith.constant`."""
-
-
-class RunError(Exception):
-    """A run-time error of one op: the `EvaluationError` its kernel raised."""
-
-    def __init__(self, op: Operation, message: str):
-        super().__init__(message)
-        self.op = op
-        self.message = message
 
 
 NO_RESULT = -1
@@ -88,25 +70,6 @@ class Step(NamedTuple):
     free: tuple[int, ...]
     op: Operation
     out: int | None = None
-
-
-def _is_ufunc(kernel: Action) -> bool:
-    """Whether `kernel` takes `out=` like a ufunc: a ufunc, or one with leading
-    arguments bound by `functools.partial`."""
-    if isinstance(kernel, partial):
-        return isinstance(kernel.func, np.ufunc) and not kernel.keywords
-    return isinstance(kernel, np.ufunc) and kernel.nout == 1
-
-
-def _accepts_out(kernel: Action) -> bool:
-    """Whether `kernel` can write its result into `out=`: a ufunc, or a function
-    with that parameter (`grad.where`'s)."""
-    if _is_ufunc(kernel):
-        return True
-    try:
-        return "out" in inspect.signature(kernel).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 class _Kind(NamedTuple):
@@ -128,30 +91,20 @@ _OPAQUE = _Kind(writes=True)
 """A call or a loop: may return its operands, may write any slot."""
 
 
-def _kind(op: Operation, kernel: Action) -> _Kind:
-    if isinstance(op, StoreOp):
-        return _Kind(consumes=True, writes=True)
-    if not isinstance(op, GradOp) or len(op.results) != 1:
-        return _Kind() if isinstance(op, ConstantOp) else _OPAQUE
+def _kind(op: Operation) -> _Kind:
+    """What `op` declares about its kernel (`KernelOp.fresh_result` and the
+    like); an upstream op is a literal, or a call or loop."""
+    if not isinstance(op, KernelOp):
+        return _Kind() if op.has_trait(ConstantLike) else _OPAQUE
+    if not op.results:
+        return _Kind(consumes=True, writes=op.WRITES_SLOT)
+    fresh = op.fresh_result()
     type = op.results[0].type
     if not isinstance(type, TensorType) or not type.get_shape():
         # rank-0 values are NumPy scalars: immutable, nothing to reuse
-        return _Kind(consumes=isinstance(op, ReduceOp | DotOp | WhereOp))
-    same = tuple(i for i, v in enumerate(op.operands) if v.type == type)
-    if _is_ufunc(kernel):
-        return _Kind(fresh=True, consumes=True, reusable=same)
-    if isinstance(op, WhereOp):
-        # over on_true or on_false, when not also another operand of the op
-        once = tuple(
-            i for i in same if i and list(op.operands).count(op.operands[i]) == 1
-        )
-        reusable = once if _accepts_out(kernel) else ()
-        return _Kind(fresh=True, consumes=True, reusable=reusable)
-    if isinstance(op, ReduceOp | DotOp):
-        return _Kind(fresh=True, consumes=True)
-    if isinstance(op, LoadOp):
-        return _Kind(fresh=True)
-    return _Kind()
+        return _Kind(consumes=fresh)
+    reusable = tuple(i for i in op.out_operands() if op.operands[i].type == type)
+    return _Kind(fresh=fresh, consumes=fresh, reusable=reusable, writes=op.WRITES_SLOT)
 
 
 @dataclass
@@ -197,13 +150,11 @@ class Plan:
         reference."""
         try:
             return self.compiled.function(frame)
-        except (EvaluationError, MemoryError) as error:
+        except MemoryError as error:
             op = self.compiled.op_of(error.__traceback__)
             if op is None:
                 raise
-            if isinstance(error, MemoryError):
-                raise RunError(op, f"'{op.name}' ran out of memory") from None
-            raise RunError(op, str(error)) from None
+            raise OpError(op, "ran out of memory", at_run_time=True) from None
 
     def compile(self) -> _Compiled:
         """The steps as the source of one Python function, compiled."""
@@ -251,29 +202,33 @@ def _packed(values: Sequence[object], count: int) -> object:
     return tuple(values) if count else None
 
 
-def _call(plans: dict[str, Plan], callee: str, results: int) -> Action:
+def _call(plans: dict[str, Plan], op: CallOp) -> Action:
     """`func.call`: looks the callee's plan up when called, so functions may be
     planned in any order."""
+    callee, results = op.callee.string_value(), len(op.results)
 
     def call(*arguments: object) -> object:
         try:
             values = plans[callee].run(list(arguments))
         except RecursionError:
-            raise EvaluationError(
-                f"'func.call' of @{callee} nests calls too deeply (endless recursion?)"
+            raise OpError(
+                op,
+                f"of @{callee} nests calls too deeply (endless recursion?)",
+                at_run_time=True,
             ) from None
         return _packed(values, results)
 
     return call
 
 
-def _loop(body: Plan, carried: int) -> Action:
+def _loop(op: ForOp, body: Plan) -> Action:
     """`scf.for`: operands are the bounds, the initial iteration values, then the
     outer values the body reads."""
+    carried = len(op.iter_args)
 
     def loop(lower: int, upper: int, step: int, *values: object) -> object:
         if step <= 0:
-            raise EvaluationError(f"'scf.for' step must be positive, got {step}")
+            raise OpError(op, f"step must be positive, got {step}", at_run_time=True)
         state, captured = list(values[:carried]), values[carried:]
         for index in range(lower, upper, step):
             frame = [*captured, index, *state]
@@ -282,23 +237,6 @@ def _loop(body: Plan, carried: int) -> Action:
         return _packed(state, carried)
 
     return loop
-
-
-def _captured(block: Block) -> list[SSAValue]:
-    """The values that ops in `block` (at any depth) read but that are defined
-    outside it, in order of first use."""
-    defined: set[SSAValue] = set(block.args)
-    captured: dict[SSAValue, None] = {}
-    for op in block.walk():
-        defined.update(op.results)
-        for region in op.regions:
-            for inner in region.blocks:
-                defined.update(inner.args)
-    for op in block.walk():
-        for operand in op.operands:
-            if operand not in defined:
-                captured[operand] = None
-    return list(captured)
 
 
 class _Raw(NamedTuple):
@@ -348,10 +286,10 @@ class _PlanBuilder:
     def add(self, op: Operation) -> None:
         action, operands = self.action(op)
         indices = tuple(self.index[v] for v in operands)
-        kind = _kind(op, action)
+        kind = _kind(op)
         if len(op.results) == 1:
             index = self.index[op.results[0]] = self.new_index()
-            if isinstance(op, ConstOp | ConstantOp):
+            if op.has_trait(ConstantLike):
                 # a literal: computed once, read by name, never freed
                 self.constants[index] = action()
             self.steps.append(_Raw(action, indices, index, op, kind))
@@ -368,7 +306,7 @@ class _PlanBuilder:
 
     def action(self, op: Operation) -> tuple[Action, Sequence[SSAValue]]:
         """What running `op` calls, and the values it takes, in order."""
-        if isinstance(op, GradOp):
+        if isinstance(op, KernelOp):
             return op.kernel(), op.operands
         if isinstance(op, ConstantOp) and isinstance(op.result.type, IndexType):
             assert isinstance(op.value, IntegerAttr)
@@ -379,14 +317,13 @@ class _PlanBuilder:
             if callee not in self.interpreter.functions:
                 raise OpError(op, f"calls @{callee}, which has no body to run")
             self.interpreter.prepare(callee)
-            return _call(self.interpreter.plans, callee, len(op.results)), op.arguments
+            return _call(self.interpreter.plans, op), op.arguments
         if isinstance(op, ForOp):
-            captured = _captured(op.body.block)
+            outer = captured(op)
             body = _PlanBuilder(self.interpreter).build(
-                op.body.block, [*captured, *op.body.block.args], len(captured)
+                op.body.block, [*outer, *op.body.block.args], len(outer)
             )
-            action = _loop(body, len(op.iter_args))
-            return action, [op.lb, op.ub, op.step, *op.iter_args, *captured]
+            return _loop(op, body), [op.lb, op.ub, op.step, *op.iter_args, *outer]
         if isinstance(op, ConstantOp):
             raise OpError(op, "of a non-index type cannot be run: use grad.const")
         raise OpError(op, "cannot be run by gradopt's interpreter")
@@ -407,11 +344,9 @@ class _PlanBuilder:
             if index not in never:
                 free[position].append(index)
         views = self.views(last, set(outputs))
-        for position in views:
-            raw = self.steps[position]
-            assert isinstance(raw.op, LoadOp)
-            self.steps[position] = raw._replace(
-                action=raw.op.view_kernel(), kind=_Kind()
+        for position, view_kernel in views.items():
+            self.steps[position] = self.steps[position]._replace(
+                action=view_kernel, kind=_Kind()
             )
         # values of which a step may have kept a view (or that a call or loop
         # may return as they are): their memory is never written over
@@ -444,10 +379,11 @@ class _PlanBuilder:
             )
         return tuple(steps)
 
-    def views(self, last: dict[int, int], outputs: set[int]) -> set[int]:
-        """The positions of the loads that may give a view of their slot: no step
-        that may write a slot (a store, call or loop) runs while their value,
-        or a value that may share its memory, is alive, and none is returned."""
+    def views(self, last: dict[int, int], outputs: set[int]) -> dict[int, Action]:
+        """The steps (loads) that may give a view where they would copy, with
+        their view kernels: no step that may write a slot (a store, call or
+        loop) runs while their value, or a value that may share its memory, is
+        alive, and none is returned."""
         sharing: dict[int, list[int]] = {}
         writes: list[int] = []
         for position, raw in enumerate(self.steps):
@@ -456,9 +392,11 @@ class _PlanBuilder:
             if not raw.kind.consumes and raw.result != NO_RESULT:
                 for index in raw.operands:
                     sharing.setdefault(index, []).append(raw.result)
-        views = set()
+        views: dict[int, Action] = {}
         for position, raw in enumerate(self.steps):
-            if not isinstance(raw.op, LoadOp) or not raw.kind.fresh:
+            if not isinstance(raw.op, KernelOp) or not raw.kind.fresh:
+                continue
+            if (view_kernel := raw.op.view_kernel()) is None:
                 continue
             aliases: set[int] = set()
             todo = [raw.result]
@@ -472,7 +410,7 @@ class _PlanBuilder:
             end = max(last.get(index, position) for index in aliases)
             write = bisect_right(writes, position)
             if write == len(writes) or writes[write] > end:
-                views.add(position)
+                views[position] = view_kernel
         return views
 
 
@@ -509,7 +447,7 @@ class Interpreter:
 
     def call(self, name: str, arguments: Sequence[object]) -> list[object]:
         """The results of function `name`; raises `OpError` for an op that
-        cannot run, `RunError` for a run-time error of an op."""
+        cannot run, or fails at run time."""
         self.prepare(name)
         with np.errstate(all="ignore"):
             return self.plans[name].run(list(arguments))

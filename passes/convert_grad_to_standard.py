@@ -77,8 +77,9 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from gradopt.diagnostics import OpError
 from gradopt.dialect import ops as grad
+from gradopt.dialect.derivative import DifferentiationOp
+from gradopt.dialect.errors import OpError
 from gradopt.dialect.types import tensor_type
 from gradopt.passes.slots_to_tensors import convert_slots
 
@@ -173,7 +174,7 @@ class LowerArith(RewritePattern):
     """`grad.add %a, %b : T` -> `arith.addf %a, %b : T`, and the like."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
-        if not isinstance(op, grad.GradOp) or not op.operands:
+        if not isinstance(op, grad.KernelOp) or not op.operands:
             return
         table = _FLOAT_OPS if _element(op.operands[0]) == f32 else _INTEGER_OPS
         if (lowered := table.get(type(op))) is not None:
@@ -372,23 +373,15 @@ class LowerConst(RewritePattern):
 
 # --- shapes -----------------------------------------------------------------
 
-_REDUCE_IDENTITIES: dict[tuple[str, Attribute], float | int] = {
-    ("add", f32): -0.0,
-    ("mul", f32): 1.0,
-    ("max", f32): float("-inf"),
-    ("add", i32): 0,
-    ("mul", i32): 1,
-    ("max", i32): _I32_MIN,
-}
-"""The init of each reduction: x combined with it is x, bit for bit."""
-
-_REDUCE_OPS: dict[tuple[str, Attribute], Callable[[SSAValue, SSAValue], Operation]] = {
-    ("add", f32): arith.AddfOp,
-    ("mul", f32): arith.MulfOp,
-    ("max", f32): arith.MaximumfOp,
-    ("add", i32): arith.AddiOp,
-    ("mul", i32): arith.MuliOp,
-    ("max", i32): arith.MaxSIOp,
+_REDUCE_OPS: dict[
+    tuple[grad.ReduceKind, Attribute], Callable[[SSAValue, SSAValue], Operation]
+] = {
+    (grad.ReduceKind.ADD, f32): arith.AddfOp,
+    (grad.ReduceKind.MUL, f32): arith.MulfOp,
+    (grad.ReduceKind.MAX, f32): arith.MaximumfOp,
+    (grad.ReduceKind.ADD, i32): arith.AddiOp,
+    (grad.ReduceKind.MUL, i32): arith.MuliOp,
+    (grad.ReduceKind.MAX, i32): arith.MaxSIOp,
 }
 
 
@@ -398,8 +391,9 @@ class LowerReduce(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.ReduceOp, rewriter: PatternRewriter, /):
-        key = (op.kind.data, _element(op.input))
-        init = filled(_REDUCE_IDENTITIES[key], tensor_type(op.result))
+        kind, element = op.reduce_kind, _element(op.input)
+        key = (kind, element)
+        init = filled(kind.identity(element), tensor_type(op.result))
         combine = _REDUCE_OPS[key]
 
         @Builder.implicit_region([key[1], key[1]])
@@ -563,7 +557,7 @@ PATTERNS: tuple[RewritePattern, ...] = (
 
 def _check_expanded(module: ModuleOp) -> None:
     for op in module.walk():
-        if isinstance(op, grad.DifferentiationOp):
+        if isinstance(op, DifferentiationOp):
             raise OpError(
                 op,
                 "must be expanded before lowering: run expand-gradient before "

@@ -10,19 +10,16 @@ from __future__ import annotations
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import OpResult
+from xdsl.ir import OpResult, SSAValue
 from xdsl.passes import ModulePass
 
-from gradopt.dialect.ops import DifferentiationOp, GradientOp, JvpOp, VjpOp
-from gradopt.passes.expand_gradient import expand_in_program_order
-from gradopt.passes.walks import path_between
+from gradopt.dialect.derivative import DifferentiationOp
+from gradopt.dialect.differentiation import GradientOp, JvpOp, VjpOp
+from gradopt.passes.walks import expand_in_program_order, path_between
 
 
-def _path_of(op: DifferentiationOp) -> set:
-    if isinstance(op, JvpOp):
-        return path_between(op.output, [op.target])[1]
-    assert isinstance(op, GradientOp | VjpOp)
-    return path_between(op.loss, op.targets)[1]
+def _path_of(op: DifferentiationOp) -> set[SSAValue]:
+    return path_between(op.root, op.differentiated)[1]
 
 
 def needed_for_jvps(module: ModuleOp) -> set[DifferentiationOp]:

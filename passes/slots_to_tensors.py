@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import FunctionType, MemRefType, ModuleOp, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
-from gradopt.diagnostics import OpError
+from gradopt.dialect.errors import OpError
 from gradopt.dialect.ops import LoadOp, StoreOp
 
 

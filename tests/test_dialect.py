@@ -40,6 +40,7 @@ from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import VerifyException
 
 from gradopt.dialect import Grad
+from gradopt.dialect.differentiation import GradientOp, JvpOp, VjpOp
 from gradopt.dialect.ops import (
     AddOp,
     BitcastOp,
@@ -50,9 +51,7 @@ from gradopt.dialect.ops import (
     ConstOp,
     DetachOp,
     DotOp,
-    GradientOp,
     IDivOp,
-    JvpOp,
     LoadOp,
     MaxOp,
     MulOp,
@@ -62,7 +61,6 @@ from gradopt.dialect.ops import (
     ReshapeOp,
     SqrtOp,
     StoreOp,
-    VjpOp,
     WhereOp,
 )
 

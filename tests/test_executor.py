@@ -20,7 +20,7 @@ from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 
 import gradopt
 from gradopt import GradoptError, Program
-from gradopt.dialect.ops import GradOp, LoadOp
+from gradopt.dialect.ops import KernelOp, LoadOp
 from gradopt.interpreter import Plan
 
 
@@ -458,7 +458,7 @@ def naive(module: ModuleOp, name: str, arguments: list[object]) -> list[object]:
         if isinstance(op, CallOp):
             naive(module, op.callee.string_value(), operands)
             continue
-        assert isinstance(op, GradOp)
+        assert isinstance(op, KernelOp)
         result = op.kernel()(*operands)
         if op.results:
             values[op.results[0]] = result

@@ -10,8 +10,10 @@ from xdsl.transforms.common_subexpression_elimination import (
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
 from gradopt.context import make_context
-from gradopt.diagnostics import OpError, parse_module, verify_module
-from gradopt.dialect.ops import DifferentiationOp
+from gradopt.diagnostics import parse_module
+from gradopt.dialect.derivative import DifferentiationOp
+from gradopt.dialect.errors import OpError
+from gradopt.dialect.verifier import verify_module
 from gradopt.passes import ExpandGradientPass, ExpandJvpPass
 
 
@@ -207,3 +209,25 @@ def test_the_pass_leaves_the_cyclic_gc_as_it_found_it(enabled: bool) -> None:
         assert gc.isenabled() == enabled
     finally:
         gc.enable()
+
+
+def test_the_pass_restores_the_cyclic_gc_when_it_fails() -> None:
+    """A walk that raises (here on an op without a rule, verification skipped)
+    still turns the collector back on."""
+    import gc
+
+    module = parse_module(
+        make_context(),
+        """
+        func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+          %p = grad.reduce mul %x [0] : tensor<3xf32> to tensor<f32>
+          %g = grad.gradient %p wrt %x : tensor<f32>, tensor<3xf32>
+          func.return %g : tensor<3xf32>
+        }
+        """,
+        "test.mlir",
+    )
+    assert gc.isenabled()
+    with pytest.raises(OpError, match=r"'grad\.reduce' lies on the path"):
+        ExpandGradientPass().apply(make_context(), module)
+    assert gc.isenabled()

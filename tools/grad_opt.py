@@ -20,12 +20,12 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from gradopt.diagnostics import (
     LocatedError,
     Location,
-    OpError,
     SourceText,
     locate,
     parse_module,
-    verify_module,
 )
+from gradopt.dialect.errors import OpError
+from gradopt.dialect.verifier import verify_module
 from gradopt.universe import GRADOPT_UNIVERSE
 
 SPLIT_MARKER = "// -----"
@@ -128,7 +128,7 @@ class GradOptMain(xDSLOptMain):
             self.apply_passes(module)
             return self.output_resulting_program(module)
         except OpError as error:
-            raise locate(error, name) from None
+            raise locate(error.op, error.describe(), error.notes, name) from None
         except DiagnosticException as error:
             raise LocatedError(Location(name, 0, 0), str(error)) from None
 

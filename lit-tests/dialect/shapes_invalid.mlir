@@ -226,3 +226,38 @@ func.func @dot_i32(%a: tensor<2x3xi32>, %b: tensor<3x4xi32>) {
   %r = grad.dot %a, %b : tensor<2x3xi32>, tensor<3x4xi32> to tensor<2x4xi32>
   func.return
 }
+
+// -----
+
+// A list property of the wrong kind is a verification error that names it,
+// never a crash (a generic `perm = array<f32: ...>` used to be indexed).
+
+func.func @permute_f32_perm(%a: tensor<2x3xf32>) {
+  // CHECK: {{.*}}shapes_invalid.mlir:[[# @LINE + 1]]:3: error: 'grad.permute' op perm must be an array<i64: ...>, got array<f32: 0.000000e+00>
+  %r = "grad.permute"(%a) <{perm = array<f32: 0.0>}> : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  func.return
+}
+
+// -----
+
+func.func @reduce_f32_axes(%a: tensor<2x3xf32>) {
+  // CHECK: {{.*}}shapes_invalid.mlir:[[# @LINE + 1]]:3: error: 'grad.reduce' op axes must be an array<i64: ...>, got array<f32: 0.000000e+00>
+  %r = "grad.reduce"(%a) <{kind = "add", axes = array<f32: 0.0>}> : (tensor<2x3xf32>) -> tensor<3xf32>
+  func.return
+}
+
+// -----
+
+func.func @broadcast_i32_dims(%a: tensor<3xf32>) {
+  // CHECK: {{.*}}shapes_invalid.mlir:[[# @LINE + 1]]:3: error: 'grad.broadcast' op dims must be an array<i64: ...>, got array<i32: 1>
+  %r = "grad.broadcast"(%a) <{dims = array<i32: 1>}> : (tensor<3xf32>) -> tensor<2x3xf32>
+  func.return
+}
+
+// -----
+
+func.func @reduce_dense_axes(%a: tensor<2x3xf32>) {
+  // CHECK: {{.*}}shapes_invalid.mlir:[[# @LINE + 1]]:3: error: 'grad.reduce' op axes must be an array<i64: ...>, got 0 : i64
+  %r = "grad.reduce"(%a) <{kind = "add", axes = 0 : i64}> : (tensor<2x3xf32>) -> tensor<3xf32>
+  func.return
+}
