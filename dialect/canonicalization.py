@@ -29,8 +29,11 @@ from gradopt.dialect.ops import (
     MaxOp,
     MulOp,
     NegOp,
+    PadOp,
     PermuteOp,
     ReshapeOp,
+    ReverseOp,
+    SliceOp,
     WhereOp,
 )
 
@@ -138,11 +141,15 @@ class MulOfMaskedByConstant(RewritePattern):
 
 
 class IdentityShape(RewritePattern):
-    """A reshape, permute, broadcast, cast or bitcast to its own operand's type
-    (with the identity permutation for permute) is its operand."""
+    """A reshape, permute, broadcast, cast, bitcast, slice or pad to its own
+    operand's type (with the identity permutation for permute) is its operand:
+    a slice of the whole operand, or a pad by nothing."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
-        if not isinstance(op, ReshapeOp | PermuteOp | BroadcastOp | CastOp | BitcastOp):
+        if not isinstance(
+            op,
+            ReshapeOp | PermuteOp | BroadcastOp | CastOp | BitcastOp | SliceOp | PadOp,
+        ):
             return
         (operand,) = op.operands[:1]
         if operand.type != op.results[0].type:
@@ -162,6 +169,16 @@ class ReshapeOfReshape(RewritePattern):
         if isinstance(inner := op.input.owner, ReshapeOp):
             assert isinstance(op.result.type, TensorType)
             rewriter.replace(op, ReshapeOp(inner.input, op.result.type))
+
+
+class ReverseOfReverse(RewritePattern):
+    """`reverse (reverse x d) d -> x`: flipping twice moves every element back."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ReverseOp, rewriter: PatternRewriter, /):
+        inner = op.input.owner
+        if isinstance(inner, ReverseOp) and inner.ints("dims") == op.ints("dims"):
+            _replace_by(rewriter, op, inner.input)
 
 
 class PermuteOfPermute(RewritePattern):
@@ -211,6 +228,9 @@ PATTERNS: dict[type[Operation], RewritePattern] = {
     BroadcastOp: KeepDifferentiatedValues(_IDENTITY),
     CastOp: KeepDifferentiatedValues(_IDENTITY),
     BitcastOp: KeepDifferentiatedValues(_IDENTITY),
+    SliceOp: KeepDifferentiatedValues(_IDENTITY),
+    PadOp: KeepDifferentiatedValues(_IDENTITY),
+    ReverseOp: KeepDifferentiatedValues(ReverseOfReverse()),
 }
 
 

@@ -21,15 +21,19 @@ from gradopt.dialect.ops import (
     CastOp,
     CmpEqOp,
     CmpLtOp,
+    ConcatOp,
     ConstOp,
     DotOp,
     MulOp,
     NegOp,
+    PadOp,
     PermuteOp,
     RecipOp,
     ReduceOp,
     ReshapeOp,
+    ReverseOp,
     SinOp,
+    SliceOp,
     WhereOp,
 )
 from gradopt.dialect.syntax import with_element
@@ -122,6 +126,31 @@ class Emitter:
 
     def dot(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.insert(DotOp(a, b))
+
+    def slice(
+        self,
+        a: SSAValue,
+        start: Sequence[int],
+        limit: Sequence[int],
+        stride: Sequence[int],
+    ) -> SSAValue:
+        return self.insert(SliceOp(a, start, limit, stride))
+
+    def pad(
+        self,
+        a: SSAValue,
+        low: Sequence[int],
+        high: Sequence[int],
+        interior: Sequence[int],
+    ) -> SSAValue:
+        """`pad a ... value 0.0`: the pad of a share or tangent is zeros."""
+        return self.insert(PadOp(a, low, high, interior, 0.0))
+
+    def reverse(self, a: SSAValue, dims: Sequence[int]) -> SSAValue:
+        return self.insert(ReverseOp(a, dims))
+
+    def concat(self, values: Sequence[SSAValue], dim: int) -> SSAValue:
+        return self.insert(ConcatOp(values, dim))
 
     def identity(self, a: SSAValue) -> SSAValue:
         """A new value equal to `a` (a `grad.cast` to its own type)."""

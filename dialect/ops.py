@@ -65,8 +65,11 @@ from gradopt.dialect.syntax import (
     literal_attr,
     parse_attributes,
     parse_int_list,
+    parse_literal,
+    parse_operand_list,
     parse_optional_literal,
     parse_tensor_type,
+    parse_tensor_types,
     parse_typed_operands,
     print_attributes,
     print_int_list,
@@ -846,17 +849,25 @@ def _axes_text(values: Sequence[int]) -> str:
 
 class ListOp(KernelOp, ABC):
     """An op whose properties are lists of integers (`array<i64: ...>`):
-    `%r = grad.<op> %a [ints]... attr-dict : T1 to T2`, with a leading keyword
-    for `grad.reduce` (`parse_prefix`), each list after its name where
-    `NAMED_LISTS` holds. One parser and printer serves them all."""
+    `%r = grad.<op> %a [, %b ...] [ints]... attr-dict : T1 [, T2 ...] to T`.
+    One parser and printer serves them all: a leading keyword (`reduce add`:
+    `parse_prefix`), each list after its name (`NAMED_LISTS`: `low [1]`), one
+    integer stored as an `i64` (`SCALARS`: concat's `[0]`), a trailing literal
+    (`parse_suffix`: pad's `value 0.0`), one type for an op whose result has
+    its operand's type (`SAME_TYPE`), any number of operands (`VARIADIC`)."""
 
     traits = traits_def(Pure(), GradCanonicalization())
     LISTS: ClassVar[tuple[str, ...]]
     NAMED_LISTS: ClassVar[bool] = False
+    SCALARS: ClassVar[tuple[str, ...]] = ()
+    SAME_TYPE: ClassVar[bool] = False
+    VARIADIC: ClassVar[bool] = False
 
     def ints(self, name: str) -> tuple[int, ...]:
         """The integers of list property `name` (verified to be i64)."""
         values = self.properties[name]
+        if isinstance(values, IntegerAttr):
+            return (values.value.data,)
         assert isinstance(values, DenseArrayBase)
         return int_values(values)
 
@@ -868,21 +879,43 @@ class ListOp(KernelOp, ABC):
         printer.print_string(" ")
 
     @classmethod
+    def parse_suffix(
+        cls, parser: Parser
+    ) -> Callable[[TensorType], dict[str, Attribute]]:
+        """What follows the lists, as properties once the operand type is known."""
+        return lambda _: {}
+
+    def print_suffix(self, printer: Printer) -> None:
+        pass
+
+    @classmethod
     def parse(cls, parser: Parser) -> ListOp:
         properties = cls.parse_prefix(parser)
-        operand = parser.parse_unresolved_operand()
+        operands = parse_operand_list(parser)
         for name in cls.LISTS:
             if cls.NAMED_LISTS:
                 parser.parse_keyword(name)
-            properties[name] = parse_int_list(parser)
+            start = parser.pos
+            values = parse_int_list(parser)
+            if name in cls.SCALARS:
+                if len(values) != 1:
+                    parser.raise_error(f"expected one integer for {name}", start)
+                properties[name] = IntegerAttr(values[0], i64)
+            else:
+                properties[name] = DenseArrayBase.from_list(i64, values)
+        suffix = cls.parse_suffix(parser)
         attrs = parse_attributes(parser, cls)
         parser.parse_punctuation(":")
-        source = parse_tensor_type(parser)
-        parser.parse_keyword("to")
-        type = parse_tensor_type(parser)
-        (input,) = resolve(parser, [operand], [source], 1)
+        count = len(operands) if cls.VARIADIC else 1
+        sources = parse_tensor_types(parser, count)
+        if cls.SAME_TYPE:
+            type = sources[0]
+        else:
+            parser.parse_keyword("to")
+            type = parse_tensor_type(parser)
+        properties |= suffix(sources[0])
         return cls.create(
-            operands=[input],
+            operands=resolve(parser, operands, sources, count),
             result_types=[type],
             properties=properties,
             attributes=attrs,
@@ -890,16 +923,18 @@ class ListOp(KernelOp, ABC):
 
     def print(self, printer: Printer) -> None:
         self.print_prefix(printer)
-        printer.print_operand(self.operands[0])
+        printer.print_list(self.operands, printer.print_operand)
         for name in self.LISTS:
             if self.NAMED_LISTS:
                 printer.print_string(f" {name}")
             print_int_list(printer, self.ints(name))
+        self.print_suffix(printer)
         print_attributes(printer, self)
         printer.print_string(" : ")
-        printer.print_attribute(self.operands[0].type)
-        printer.print_string(" to ")
-        printer.print_attribute(self.results[0].type)
+        printer.print_list(self.operand_types, printer.print_attribute)
+        if not self.SAME_TYPE:
+            printer.print_string(" to ")
+            printer.print_attribute(self.results[0].type)
 
 
 @irdl_op_definition
@@ -1105,9 +1140,15 @@ class ReshapeOp(KernelOp):
         return lambda a: np.reshape(a, shape)
 
 
+def swap_last(rank: int) -> list[int]:
+    """The permutation that swaps the last two dims and keeps the batch dims."""
+    return [*range(rank - 2), rank - 1, rank - 2]
+
+
 @irdl_op_definition
 class DotOp(KernelOp):
-    """2-D f32 matrix product."""
+    """f32 matrix product, batched over equal leading dims:
+    `tensor<BxMxKxf32>, tensor<BxKxNxf32>` to `tensor<BxMxNxf32>`."""
 
     name = "grad.dot"
     lhs = operand_def(TensorType)
@@ -1119,27 +1160,336 @@ class DotOp(KernelOp):
     )
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue):
-        (m, _), (_, n) = _shape(lhs), _shape(rhs)
-        super().__init__(operands=[lhs, rhs], result_types=[TensorType(f32, [m, n])])
+        (*batch, m, _), (*_, n) = _shape(lhs), _shape(rhs)
+        result = TensorType(f32, [*batch, m, n])
+        super().__init__(operands=[lhs, rhs], result_types=[result])
 
     def verify_(self) -> None:
         shapes = []
         for name, value in (("lhs", self.lhs), ("rhs", self.rhs)):
             type = check_tensor(name, value.type, (f32,))
-            if type.get_num_dims() != 2:
-                raise VerifyException(f"{name} must be 2-D, got {type}")
+            if type.get_num_dims() < 2:
+                raise VerifyException(
+                    f"{name} must be a tensor of rank at least 2, got {type}"
+                )
             shapes.append(type.get_shape())
-        (m, k), (k2, n) = shapes
+        (*batch, m, k), (*batch2, k2, n) = shapes
+        if len(batch) != len(batch2):
+            raise VerifyException(
+                f"lhs and rhs must have the same rank, got {len(batch) + 2} and "
+                f"{len(batch2) + 2}"
+            )
+        if batch != batch2:
+            raise VerifyException(
+                f"batch dims must agree: lhs has {batch}, rhs has {batch2}"
+            )
         if k != k2:
             raise VerifyException(
                 f"inner sizes must agree: lhs has {k} columns, rhs has {k2} rows"
             )
-        expected = TensorType(f32, [m, n])
+        expected = TensorType(f32, [*batch, m, n])
         if self.result.type != expected:
             raise VerifyException(f"result must be {expected}, got {self.result.type}")
 
     def kernel(self) -> Kernel:
         return lambda a, b: np.matmul(np.ascontiguousarray(a), np.ascontiguousarray(b))
+
+    def fresh_result(self) -> bool:
+        return True
+
+
+# --- §3.2 Slicing: ops that move data and compute nothing --------------------
+
+
+def _check_per_dim(lists: str, values: Sequence[Sequence[int]], rank: int) -> None:
+    if any(len(v) != rank for v in values):
+        raise VerifyException(f"{lists} must have one entry per input dim ({rank})")
+
+
+def _expected_result(op: KernelOp, shape: Sequence[int]) -> None:
+    source = tensor_type(op.operands[0])
+    expected = TensorType(source.get_element_type(), shape)
+    if op.results[0].type != expected:
+        raise VerifyException(f"result must be {expected}, got {op.results[0].type}")
+
+
+def _sliced_size(start: int, limit: int, stride: int) -> int:
+    return -(-(limit - start) // stride)
+
+
+@irdl_op_definition
+class SliceOp(ListOp):
+    """Like `stablehlo.slice`: `%r = grad.slice %a [start] [limit] [stride]`,
+    per dim, 0 <= start <= limit <= size, stride >= 1."""
+
+    name = "grad.slice"
+    start = prop_def(IntList("start"))
+    limit = prop_def(IntList("limit"))
+    stride = prop_def(IntList("stride"))
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    LISTS: ClassVar = ("start", "limit", "stride")
+
+    def __init__(
+        self,
+        input: SSAValue,
+        start: Sequence[int],
+        limit: Sequence[int],
+        stride: Sequence[int],
+    ):
+        source = tensor_type(input)
+        shape = [_sliced_size(*d) for d in zip(start, limit, stride, strict=True)]
+        super().__init__(
+            operands=[input],
+            result_types=[TensorType(source.get_element_type(), shape)],
+            properties={
+                "start": DenseArrayBase.from_list(i64, start),
+                "limit": DenseArrayBase.from_list(i64, limit),
+                "stride": DenseArrayBase.from_list(i64, stride),
+            },
+        )
+
+    def dims(self) -> list[tuple[int, int, int]]:
+        """(start, limit, stride) of each dim."""
+        return list(zip(*(self.ints(n) for n in self.LISTS), strict=True))
+
+    def verify_(self) -> None:
+        source = check_tensor("input", self.input.type)
+        _check_per_dim(
+            "start, limit and stride",
+            [self.ints(n) for n in self.LISTS],
+            source.get_num_dims(),
+        )
+        for d, ((start, limit, stride), size) in enumerate(
+            zip(self.dims(), source.get_shape(), strict=True)
+        ):
+            if not 0 <= start <= limit <= size:
+                raise VerifyException(
+                    f"dim {d}: expected 0 <= start <= limit <= size ({size}), got "
+                    f"start {start} and limit {limit}"
+                )
+            if stride < 1:
+                raise VerifyException(
+                    f"dim {d}: stride must be at least 1, got {stride}"
+                )
+        _expected_result(self, [_sliced_size(*d) for d in self.dims()])
+
+    def kernel(self) -> Kernel:
+        index = tuple(slice(*d) for d in self.dims())
+        return lambda a: a[index]
+
+
+def padded_size(size: int, low: int, high: int, interior: int) -> int:
+    return low + size + max(size - 1, 0) * interior + high
+
+
+@irdl_op_definition
+class PadOp(ListOp):
+    """Like `stablehlo.pad`: `%r = grad.pad %a low [..] high [..] interior [..]
+    value 0.0`, amounts >= 0, a literal pad value of the element type."""
+
+    name = "grad.pad"
+    low = prop_def(IntList("low"))
+    high = prop_def(IntList("high"))
+    interior = prop_def(IntList("interior"))
+    value = prop_def(base(FloatAttr) | base(IntegerAttr))
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    LISTS: ClassVar = ("low", "high", "interior")
+    NAMED_LISTS: ClassVar = True
+
+    def __init__(
+        self,
+        input: SSAValue,
+        low: Sequence[int],
+        high: Sequence[int],
+        interior: Sequence[int],
+        value: float | int | bool,
+    ):
+        source = tensor_type(input)
+        element = source.get_element_type()
+        shape = [
+            padded_size(*d)
+            for d in zip(source.get_shape(), low, high, interior, strict=True)
+        ]
+        super().__init__(
+            operands=[input],
+            result_types=[TensorType(element, shape)],
+            properties={
+                "low": DenseArrayBase.from_list(i64, low),
+                "high": DenseArrayBase.from_list(i64, high),
+                "interior": DenseArrayBase.from_list(i64, interior),
+                "value": scalar_literal(value, element),
+            },
+        )
+
+    def dims(self) -> list[tuple[int, int, int]]:
+        """(low, high, interior) of each dim."""
+        return list(zip(*(self.ints(n) for n in self.LISTS), strict=True))
+
+    def verify_(self) -> None:
+        source = check_tensor("input", self.input.type)
+        _check_per_dim(
+            "low, high and interior",
+            [self.ints(n) for n in self.LISTS],
+            source.get_num_dims(),
+        )
+        for d, (low, high, interior) in enumerate(self.dims()):
+            if min(low, high, interior) < 0:
+                raise VerifyException(
+                    f"dim {d}: pad amounts must not be negative, got low {low}, "
+                    f"high {high}, interior {interior}"
+                )
+        element = source.get_element_type()
+        if self.value.type != element:
+            raise VerifyException(
+                f"pad value must be a literal of the element type {element}, got "
+                f"{self.value}"
+            )
+        _expected_result(
+            self,
+            [
+                padded_size(size, *d)
+                for size, d in zip(source.get_shape(), self.dims(), strict=True)
+            ],
+        )
+
+    @classmethod
+    def parse_suffix(
+        cls, parser: Parser
+    ) -> Callable[[TensorType], dict[str, Attribute]]:
+        parser.parse_keyword("value")
+        text, start = parse_literal(parser)
+        return lambda type: {
+            "value": literal_attr(parser, text, start, type.get_element_type())
+        }
+
+    def print_suffix(self, printer: Printer) -> None:
+        printer.print_string(" value ")
+        print_scalar_literal(printer, self.value)
+
+    def kernel(self) -> Kernel:
+        type = tensor_type(self.result)
+        dtype = dtype_of(type.get_element_type())
+        fill, shape = self.value.value.data, type.get_shape()
+        index = tuple(
+            slice(low, low + max(size - 1, 0) * (interior + 1) + 1, interior + 1)
+            for size, (low, _, interior) in zip(
+                tensor_type(self.input).get_shape(), self.dims(), strict=True
+            )
+        )
+
+        def pad(a: np.ndarray) -> np.ndarray:
+            padded = np.full(shape, fill, dtype)
+            padded[index] = a
+            return padded
+
+        return pad
+
+    def fresh_result(self) -> bool:
+        return True
+
+
+@irdl_op_definition
+class ReverseOp(ListOp):
+    """`%r = grad.reverse %a [dims] : T`: flips the listed dims."""
+
+    name = "grad.reverse"
+    dims = prop_def(IntList("dims"))
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    LISTS: ClassVar = ("dims",)
+    SAME_TYPE: ClassVar = True
+
+    def __init__(self, input: SSAValue, dims: Sequence[int]):
+        super().__init__(
+            operands=[input],
+            result_types=[input.type],
+            properties={"dims": DenseArrayBase.from_list(i64, dims)},
+        )
+
+    def verify_(self) -> None:
+        source = check_tensor("input", self.input.type)
+        dims, rank = self.ints("dims"), source.get_num_dims()
+        if not dims:
+            raise VerifyException("dims must not be empty")
+        if any(not 0 <= d < rank for d in dims):
+            raise VerifyException(
+                f"dims must be in range [0, {rank}), got {_axes_text(dims)}"
+            )
+        if list(dims) != sorted(set(dims)):
+            raise VerifyException(
+                f"dims must be sorted and unique, got {_axes_text(dims)}"
+            )
+        if self.result.type != source:
+            raise VerifyException(
+                f"result must have the type of input ({source}), got {self.result.type}"
+            )
+
+    def kernel(self) -> Kernel:
+        dims = self.ints("dims")
+        return lambda a: np.flip(a, dims)
+
+
+@irdl_op_definition
+class ConcatOp(ListOp):
+    """`%r = grad.concat %a, %b [d] : Ta, Tb to T`: two or more operands of one
+    element type, equal but along dim d, joined along it in operand order."""
+
+    name = "grad.concat"
+    inputs = var_operand_def(TensorType)
+    dim = prop_def(IntegerAttr.constr(i64))
+    result = result_def(TensorType)
+    LISTS: ClassVar = ("dim",)
+    SCALARS: ClassVar = ("dim",)
+    VARIADIC: ClassVar = True
+
+    def __init__(self, inputs: Sequence[SSAValue], dim: int):
+        first, *_ = (tensor_type(v) for v in inputs)
+        shape = list(first.get_shape())
+        shape[dim] = sum(tensor_type(v).get_shape()[dim] for v in inputs)
+        super().__init__(
+            operands=[inputs],
+            result_types=[TensorType(first.get_element_type(), shape)],
+            properties={"dim": IntegerAttr(dim, i64)},
+        )
+
+    @property
+    def axis(self) -> int:
+        return self.dim.value.data
+
+    def verify_(self) -> None:
+        if len(self.inputs) < 2:
+            raise VerifyException(
+                f"expected at least two operands, got {len(self.inputs)}"
+            )
+        first = check_tensor("operand 0", self.inputs[0].type)
+        rank, d = first.get_num_dims(), self.axis
+        if not 0 <= d < rank:
+            raise VerifyException(f"dim must be in range [0, {rank}), got {d}")
+        shape = list(first.get_shape())
+        for i, value in enumerate(self.inputs[1:], 1):
+            type = check_tensor(f"operand {i}", value.type)
+            if (type.get_element_type(), type.get_num_dims()) != (
+                first.get_element_type(),
+                rank,
+            ):
+                raise VerifyException(
+                    f"operand {i} must have the element type and rank of operand 0"
+                    f" ({first}), got {type}"
+                )
+            other = list(type.get_shape())
+            if other[:d] + other[d + 1 :] != shape[:d] + shape[d + 1 :]:
+                raise VerifyException(
+                    f"operand {i} must match operand 0 off dim {d}: expected "
+                    f"{shape} with any size at {d}, got {other}"
+                )
+        shape[d] = sum(tensor_type(v).get_shape()[d] for v in self.inputs)
+        _expected_result(self, shape)
+
+    def kernel(self) -> Kernel:
+        axis = self.axis
+        return lambda *arrays: np.concatenate(arrays, axis=axis)
 
     def fresh_result(self) -> bool:
         return True
@@ -1361,6 +1711,10 @@ GRAD_OPS: tuple[type[KernelOp], ...] = (
     ReshapeOp,
     PermuteOp,
     DotOp,
+    SliceOp,
+    PadOp,
+    ReverseOp,
+    ConcatOp,
     LoadOp,
     StoreOp,
 )

@@ -14,7 +14,7 @@ written once as a `Derivative.chain`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, partial
 
 from xdsl.ir import Operation, SSAValue
 
@@ -35,6 +35,7 @@ from gradopt.dialect.ops import (
     CmpEqOp,
     CmpLtOp,
     CmpNeOp,
+    ConcatOp,
     ConstOp,
     DetachOp,
     DotOp,
@@ -46,17 +47,21 @@ from gradopt.dialect.ops import (
     MulOp,
     NegOp,
     OrOp,
+    PadOp,
     PermuteOp,
     RecipOp,
     ReduceKind,
     ReduceOp,
     ReshapeOp,
+    ReverseOp,
     ShlOp,
     ShrOp,
     SinOp,
+    SliceOp,
     SqrtOp,
     WhereOp,
     XorOp,
+    swap_last,
 )
 from gradopt.dialect.types import tensor_type
 
@@ -118,6 +123,11 @@ def _sin(e: Emitter, op: Operation, x: SSAValue) -> SSAValue:
 
 def _identity(e: Emitter, op: Operation, x: SSAValue) -> SSAValue:
     return x
+
+
+def _reverse(e: Emitter, op: Operation, x: SSAValue) -> SSAValue:
+    assert isinstance(op, ReverseOp)
+    return e.reverse(x, op.ints("dims"))
 
 
 # --- Reverse mode: the shares of SPEC §5.3 -----------------------------------
@@ -190,10 +200,55 @@ def _permute(e: Emitter, op: Operation, g: SSAValue):
 
 def _dot(e: Emitter, op: Operation, g: SSAValue):
     a, b = op.operands
+    swap = swap_last(tensor_type(a).get_num_dims())
     return (
-        lambda: e.dot(g, e.permute(b, [1, 0])),
-        lambda: e.dot(e.permute(a, [1, 0]), g),
+        lambda: e.dot(g, e.permute(b, swap)),
+        lambda: e.dot(e.permute(a, swap), g),
     )
+
+
+def _slice(e: Emitter, op: Operation, g: SSAValue):
+    assert isinstance(op, SliceOp)
+    a, sizes = op.input, tensor_type(op.input).get_shape()
+
+    def share() -> SSAValue:
+        if not tensor_type(op.result).element_count():
+            return e.zeros_like(a)
+        kept = zip(sizes, tensor_type(op.result).get_shape(), op.dims(), strict=True)
+        high = [n - s - (m - 1) * k - 1 for n, m, (s, _, k) in kept]
+        return e.pad(g, op.ints("start"), high, [k - 1 for *_, k in op.dims()])
+
+    return (share,)
+
+
+def _pad(e: Emitter, op: Operation, g: SSAValue):
+    assert isinstance(op, PadOp)
+    a, sizes = op.input, tensor_type(op.input).get_shape()
+
+    def share() -> SSAValue:
+        if not tensor_type(a).element_count():
+            return e.zeros_like(a)
+        low, strides = op.ints("low"), [i + 1 for *_, i in op.dims()]
+        limits = [
+            lo + (n - 1) * k + 1 for lo, n, k in zip(low, sizes, strides, strict=True)
+        ]
+        return e.slice(g, low, limits, strides)
+
+    return (share,)
+
+
+def _concat(e: Emitter, op: Operation, g: SSAValue):
+    assert isinstance(op, ConcatOp)
+    d, shape = op.axis, tensor_type(op.result).get_shape()
+
+    def share(offset: int, size: int) -> SSAValue:
+        start, limit = [0] * len(shape), list(shape)
+        start[d], limit[d] = offset, offset + size
+        return e.slice(g, start, limit, [1] * len(shape))
+
+    sizes = [tensor_type(v).get_shape()[d] for v in op.inputs]
+    offsets = [sum(sizes[:j]) for j in range(len(sizes))]
+    return [partial(share, o, n) for o, n in zip(offsets, sizes, strict=True)]
 
 
 # --- Forward mode: the tangents of SPEC §5.6 ---------------------------------
@@ -267,6 +322,24 @@ def _t_permute(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     return e.permute(_or_zero(e, t[0], op.input), op.int_list())
 
 
+def _t_slice(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    assert isinstance(op, SliceOp)
+    lists = (op.ints(n) for n in op.LISTS)
+    return e.slice(_or_zero(e, t[0], op.input), *lists)
+
+
+def _t_pad(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    assert isinstance(op, PadOp)
+    lists = (op.ints(n) for n in op.LISTS)
+    return e.pad(_or_zero(e, t[0], op.input), *lists)
+
+
+def _t_concat(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    assert isinstance(op, ConcatOp)
+    tangents = [_or_zero(e, ta, a) for ta, a in zip(t, op.inputs, strict=True)]
+    return e.concat(tangents, op.axis)
+
+
 def _t_dot(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     a, b = op.operands
     left = e.dot(t[0], b) if t[0] is not None else None
@@ -294,6 +367,10 @@ DERIVATIVES: dict[type[Operation], Derivative] = {
     ReshapeOp: Derivative(_reshape, _t_reshape),
     PermuteOp: Derivative(_permute, _t_permute),
     DotOp: Derivative(_dot, _t_dot),
+    SliceOp: Derivative(_slice, _t_slice),
+    PadOp: Derivative(_pad, _t_pad),
+    ReverseOp: Derivative.chain(_reverse),
+    ConcatOp: Derivative(_concat, _t_concat),
     **dict.fromkeys([ConstOp, CmpLtOp, CmpEqOp, CmpNeOp], DEAD_END),
     **dict.fromkeys([IDivOp, ModOp, AndOp, OrOp, XorOp, ShlOp, ShrOp], DEAD_END),
 }

@@ -20,7 +20,6 @@ from xdsl.dialects.builtin import (
     IntegerType,
     TensorType,
     f32,
-    i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
@@ -56,12 +55,11 @@ def parse_type_list(parser: Parser, count: int | None = None) -> list[Attribute]
     return types
 
 
-def parse_int_list(parser: Parser) -> DenseArrayBase:
-    """Parse `[1, 0]` into an `array<i64: 1, 0>`."""
-    values = parser.parse_comma_separated_list(
+def parse_int_list(parser: Parser) -> list[int]:
+    """Parse `[1, 0]` (possibly empty)."""
+    return parser.parse_comma_separated_list(
         parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
     )
-    return DenseArrayBase.from_list(i64, values)
 
 
 def int_values(values: DenseArrayBase) -> tuple[int, ...]:
@@ -194,6 +192,20 @@ def parse_tensor_type(parser: Parser) -> TensorType:
             Span(start, parser.pos, parser.lexer.input),
         )
     return type
+
+
+def parse_tensor_types(parser: Parser, count: int) -> list[TensorType]:
+    """Parse `T0, T1, ...`: exactly `count` tensor types (see `parse_tensor_type`)."""
+    start = parser.pos
+    types = [parse_tensor_type(parser)]
+    while parser.parse_optional_punctuation(",") is not None:
+        types.append(parse_tensor_type(parser))
+    if len(types) != count:
+        parser.raise_error(
+            f"expected {count} type{'s' * (count != 1)}, got {len(types)}",
+            Span(start, parser.pos, parser.lexer.input),
+        )
+    return types
 
 
 def parse_typed_operands(

@@ -187,10 +187,11 @@ func.func @reshape_element(%a: tensor<6xf32>) {
 
 // -----
 
-// grad.dot: 2-D f32 operands, inner sizes agree, result m x n.
+// grad.dot: f32 operands of rank >= 2 with equal batch dims, inner sizes agree,
+// result [batch] x m x n (batched cases are in slicing_invalid.mlir).
 
 func.func @dot_rank(%a: tensor<6xf32>, %b: tensor<6x2xf32>) {
-  // CHECK: {{.*}}shapes_invalid.mlir:[[# @LINE + 1]]:3: error: 'grad.dot' op lhs must be 2-D, got tensor<6xf32>
+  // CHECK: {{.*}}shapes_invalid.mlir:[[# @LINE + 1]]:3: error: 'grad.dot' op lhs must be a tensor of rank at least 2, got tensor<6xf32>
   %r = grad.dot %a, %b : tensor<6xf32>, tensor<6x2xf32> to tensor<2xf32>
   func.return
 }
@@ -198,8 +199,16 @@ func.func @dot_rank(%a: tensor<6xf32>, %b: tensor<6x2xf32>) {
 // -----
 
 func.func @dot_rhs_rank(%a: tensor<2x3xf32>, %b: tensor<3x4x1xf32>) {
-  // CHECK: {{.*}}shapes_invalid.mlir:[[# @LINE + 1]]:3: error: 'grad.dot' op rhs must be 2-D, got tensor<3x4x1xf32>
+  // CHECK: {{.*}}shapes_invalid.mlir:[[# @LINE + 1]]:3: error: 'grad.dot' op lhs and rhs must have the same rank, got 2 and 3
   %r = grad.dot %a, %b : tensor<2x3xf32>, tensor<3x4x1xf32> to tensor<2x4xf32>
+  func.return
+}
+
+// -----
+
+func.func @dot_rhs_vector(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
+  // CHECK: {{.*}}shapes_invalid.mlir:[[# @LINE + 1]]:3: error: 'grad.dot' op rhs must be a tensor of rank at least 2, got tensor<3xf32>
+  %r = grad.dot %a, %b : tensor<2x3xf32>, tensor<3xf32> to tensor<2xf32>
   func.return
 }
 
