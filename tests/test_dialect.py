@@ -141,12 +141,15 @@ func.func @every_op(%x: tensor<5xf32>, %n: tensor<5xi32>, %b: tensor<5xi1>,
   %t = grad.permute %m [1, 0] : tensor<2x3xf32> to tensor<3x2xf32>
   %dot = grad.dot %m, %t : tensor<2x3xf32>, tensor<3x2xf32> to tensor<2x2xf32>
   %part = grad.slice %m [0, 1] [2, 3] [1, 2] : tensor<2x3xf32> to tensor<2x1xf32>
-  %wider = grad.pad %n low [1] high [0] interior [1] value 0 : tensor<5xi32> to tensor<10xi32>
+  %wider = grad.pad %n low [1] high [0] interior [1] value 0
+    : tensor<5xi32> to tensor<10xi32>
   %flip = grad.reverse %m [1] : tensor<2x3xf32>
-  %both = grad.concat %m, %flip [0] : tensor<2x3xf32>, tensor<2x3xf32> to tensor<4x3xf32>
+  %both = grad.concat %m, %flip [0]
+    : tensor<2x3xf32>, tensor<2x3xf32> to tensor<4x3xf32>
   %mm = grad.reshape %both : tensor<4x3xf32> to tensor<2x2x3xf32>
   %bt = grad.permute %mm [0, 2, 1] : tensor<2x2x3xf32> to tensor<2x3x2xf32>
-  %batched = grad.dot %mm, %bt : tensor<2x2x3xf32>, tensor<2x3x2xf32> to tensor<2x2x2xf32>
+  %batched = grad.dot %mm, %bt
+    : tensor<2x2x3xf32>, tensor<2x3x2xf32> to tensor<2x2x2xf32>
   %all = grad.load %slot : memref<4x5xf32>
   %row = grad.load %slot[%i] : memref<4x5xf32>
   grad.store %all, %slot : memref<4x5xf32>
