@@ -57,8 +57,10 @@ from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
 from gradopt import Program
 from gradopt.context import make_context
-from gradopt.diagnostics import parse_module, verify_module
-from gradopt.dialect.ops import DifferentiationOp, GradOp
+from gradopt.diagnostics import parse_module
+from gradopt.dialect.derivative import DifferentiationOp
+from gradopt.dialect.ops import KernelOp
+from gradopt.dialect.verifier import verify_module
 from gradopt.passes import ExpandGradientPass
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -413,7 +415,7 @@ def max_difference(ours: Sequence[Any], theirs: Sequence[Any]) -> float:
 def computing_ops(module: ModuleOp) -> int:
     """`grad` ops other than differentiation ops (as in bench/grad_size.py)."""
     return sum(
-        isinstance(op, GradOp) and not isinstance(op, DifferentiationOp)
+        isinstance(op, KernelOp) and not isinstance(op, DifferentiationOp)
         for op in module.walk()
     )
 

@@ -79,10 +79,12 @@ from gradopt.dialect.syntax import (
     with_element,
 )
 from gradopt.dialect.types import (
-    IntList,
+    Named,
     check_slot,
     check_tensor,
     dtype_of,
+    int_list,
+    int_scalar,
     is_i1,
     tensor_type,
 )
@@ -943,7 +945,7 @@ class ReduceOp(ListOp):
 
     name = "grad.reduce"
     kind = prop_def(StringAttr)
-    axes = prop_def(IntList("axes"))
+    axes = prop_def(int_list("axes"))
     input = operand_def(TensorType)
     result = result_def(TensorType)
     LISTS: ClassVar = ("axes",)
@@ -1047,7 +1049,7 @@ class BroadcastOp(ShapeOp):
     an input dim of size 1 may expand."""
 
     name = "grad.broadcast"
-    dims = prop_def(IntList("dims"))
+    dims = prop_def(int_list("dims"))
     LISTS: ClassVar = ("dims",)
 
     def verify_(self) -> None:
@@ -1078,9 +1080,7 @@ class BroadcastOp(ShapeOp):
         placed = [1] * len(target)
         for size, d in zip(source, self.int_list(), strict=True):
             placed[d] = size
-        kept = [
-            (i, d) for i, d in enumerate(self.int_list()) if source[i] == target[d]
-        ]
+        kept = [(i, d) for i, d in enumerate(self.int_list()) if source[i] == target[d]]
 
         def broadcast(a: np.ndarray) -> np.ndarray:
             """A read-only view with stride 0 along the expanded dims: built
@@ -1104,7 +1104,7 @@ class PermuteOp(ShapeOp):
     """Output dim i is input dim perm[i]."""
 
     name = "grad.permute"
-    perm = prop_def(IntList("perm"))
+    perm = prop_def(int_list("perm"))
     LISTS: ClassVar = ("perm",)
 
     def verify_(self) -> None:
@@ -1241,9 +1241,9 @@ class SliceOp(ListOp):
     per dim, 0 <= start <= limit <= size, stride >= 1."""
 
     name = "grad.slice"
-    start = prop_def(IntList("start"))
-    limit = prop_def(IntList("limit"))
-    stride = prop_def(IntList("stride"))
+    start = prop_def(int_list("start"))
+    limit = prop_def(int_list("limit"))
+    stride = prop_def(int_list("stride"))
     input = operand_def(TensorType)
     result = result_def(TensorType)
     LISTS: ClassVar = ("start", "limit", "stride")
@@ -1307,10 +1307,12 @@ class PadOp(ListOp):
     value 0.0`, amounts >= 0, a literal pad value of the element type."""
 
     name = "grad.pad"
-    low = prop_def(IntList("low"))
-    high = prop_def(IntList("high"))
-    interior = prop_def(IntList("interior"))
-    value = prop_def(base(FloatAttr) | base(IntegerAttr))
+    low = prop_def(int_list("low"))
+    high = prop_def(int_list("high"))
+    interior = prop_def(int_list("interior"))
+    value = prop_def(
+        Named("value", base(FloatAttr) | base(IntegerAttr), "a scalar literal")
+    )
     input = operand_def(TensorType)
     result = result_def(TensorType)
     LISTS: ClassVar = ("low", "high", "interior")
@@ -1391,7 +1393,11 @@ class PadOp(ListOp):
         dtype = dtype_of(type.get_element_type())
         fill, shape = self.value.value.data, type.get_shape()
         index = tuple(
-            slice(low, low + max(size - 1, 0) * (interior + 1) + 1, interior + 1)
+            slice(
+                low,
+                low + (size - 1) * (interior + 1) + 1 if size else low,
+                1 + interior,
+            )
             for size, (low, _, interior) in zip(
                 tensor_type(self.input).get_shape(), self.dims(), strict=True
             )
@@ -1413,7 +1419,7 @@ class ReverseOp(ListOp):
     """`%r = grad.reverse %a [dims] : T`: flips the listed dims."""
 
     name = "grad.reverse"
-    dims = prop_def(IntList("dims"))
+    dims = prop_def(int_list("dims"))
     input = operand_def(TensorType)
     result = result_def(TensorType)
     LISTS: ClassVar = ("dims",)
@@ -1456,7 +1462,7 @@ class ConcatOp(ListOp):
 
     name = "grad.concat"
     inputs = var_operand_def(TensorType)
-    dim = prop_def(IntegerAttr.constr(i64))
+    dim = prop_def(int_scalar("dim"))
     result = result_def(TensorType)
     LISTS: ClassVar = ("dim",)
     SCALARS: ClassVar = ("dim",)

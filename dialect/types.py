@@ -11,6 +11,7 @@ from typing_extensions import TypeVar
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     Float32Type,
+    IntegerAttr,
     IntegerType,
     MemRefType,
     TensorType,
@@ -99,24 +100,34 @@ def tensor_type(value: SSAValue) -> TensorType:
     return value.type
 
 
-_I64_ARRAY = DenseArrayBase.constr(i64)
-
-
 @dataclass(frozen=True)
-class IntList(AttrConstraint[DenseArrayBase]):
-    """`DenseArrayBase.constr(i64)`, for property `name`: any other value (an
-    `array<f32: ...>`, say) is refused with a message naming the property."""
+class Named(AttrConstraint):
+    """`constraint` for the property `name`: any other value (an `array<f32:
+    ...>` where `array<i64: ...>` is due, say) is refused with a message that
+    names the property and what it must be."""
 
     name: str
+    constraint: AttrConstraint
+    expected: str
 
     def verify(self, attr: Attribute, constraint_context: VerificationContext) -> None:
-        if not _I64_ARRAY.verifies(attr):
-            raise VerifyException(f"{self.name} must be an array<i64: ...>, got {attr}")
+        if not self.constraint.verifies(attr):
+            raise VerifyException(f"{self.name} must be {self.expected}, got {attr}")
 
     def get_bases(self) -> set[type[Attribute]] | None:
-        return {DenseArrayBase}
+        return self.constraint.get_bases()
 
     def mapping_type_vars(
         self, type_var_mapping: Mapping[TypeVar, AttrConstraint | IntConstraint]
-    ) -> IntList:
+    ) -> Named:
         return self
+
+
+def int_list(name: str) -> Named:
+    """An `array<i64: ...>` property."""
+    return Named(name, DenseArrayBase.constr(i64), "an array<i64: ...>")
+
+
+def int_scalar(name: str) -> Named:
+    """An `i64` integer property."""
+    return Named(name, IntegerAttr.constr(i64), "an i64 integer")
