@@ -80,10 +80,11 @@ class Program:
         self.filename = filename
         self.source = SourceText()
         try:
+            owned = isinstance(program, str)
             if isinstance(program, str):
                 self.source.add(filename, program)
                 program = parse_module(make_context(), program, filename)
-            self.module = _prepared(program)
+            self.module = _prepared(program, owned)
             _check_sizes(self.module)
             self.interpreter = Interpreter(self.module)
             self.iree_module: IreeModule | None = None
@@ -256,17 +257,19 @@ def _check_sizes(module: ModuleOp) -> None:
                 raise OpError(op, f"result {i} of type {type} is too large to run")
 
 
-def _prepared(module: ModuleOp) -> ModuleOp:
-    """`module` verified and with its differentiation ops expanded (in a copy,
-    so that a module passed in by the caller is left as it was)."""
+def _prepared(module: ModuleOp, owned: bool) -> ModuleOp:
+    """`module` verified and with its differentiation ops expanded, in a copy
+    unless it is `owned` (parsed here), so that a module passed in by the
+    caller is left as it was. The expansion is not verified again: the pass
+    builds valid IR (the test suite checks that it verifies), and verifying
+    costs a fifth of a small program's preparation."""
     verify_module(module)
     if not any(isinstance(op, DifferentiationOp) for op in module.walk()):
         return module
     from gradopt.passes.expand_gradient import ExpandGradientPass
 
-    expanded = module.clone()
+    expanded = module if owned else module.clone()
     ExpandGradientPass().apply(make_context(), expanded)
-    verify_module(expanded)
     return expanded
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import AttributeInvT, Operation, SSAValue
+from xdsl.ir import AttributeInvT, Operation, SSAValue, TypeAttribute
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.parser.generic_parser import ParserState
@@ -72,6 +72,7 @@ def locate(
 
 _NEWLINE = re.compile("\n")
 _UNREGISTERED = re.compile(r"Operation (\S+) is not registered")
+_PLAIN_TYPE = re.compile(r"(?:tensor|memref)<(?:[0-9]+x)*(?:f32|i32|i1)>")
 
 
 class _UnknownOpError(ParseError):
@@ -101,11 +102,25 @@ class LocatedParser(Parser):
         self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
         self._first_uses: dict[str, int] = {}
         self._forward_names: dict[SSAValue, str] = {}
+        self._types: dict[str, TypeAttribute | None] = {}
         super().__init__(ctx, "", name)
         try:
             self._parser_state = ParserState(_LinearLexer(Input(text, name)))
         except ParseError as error:  # the lexer reads the first token at once
             raise LocatedError(self.location(error.span.start), error.msg) from None
+
+    def parse_optional_type(self) -> TypeAttribute | None:
+        """xDSL's, remembering each plain tensor or memref type by its text: a
+        program names the same few types hundreds of times, and xDSL's parser
+        takes about a quarter of a program's preparation to read them."""
+        match = _PLAIN_TYPE.match(self.lexer.input.content, self.pos)
+        if match is None:
+            return super().parse_optional_type()
+        if (known := self._types.get(match.group(0))) is None:
+            known = self._types[match.group(0)] = super().parse_optional_type()
+        else:  # xDSL has no public way to resume at a position
+            self._resume_from(match.end())  # pyright: ignore[reportPrivateUsage]
+        return known
 
     def at_end(self) -> bool:
         """Whether nothing but whitespace and comments is left."""
