@@ -37,6 +37,9 @@ the meaning SPEC §6 gives each op:
 Run-time errors of the interpreter have no counterpart: a zero divisor, a
 shift outside 0..31 and an out-of-range slot index give unspecified values.
 
+Each op has one pattern in `PATTERNS`, which lowers it for every element
+type it takes.
+
 The differentiation ops must have been expanded (`expand-gradient`); any op
 left unexpanded, or that this pass cannot lower, is a located error naming it.
 """
@@ -146,47 +149,38 @@ def elementwise(
 
 # --- elementwise ------------------------------------------------------------
 
-_FLOAT_OPS: dict[type[Operation], Callable[..., Operation]] = {
-    grad.AddOp: arith.AddfOp,
-    grad.MulOp: arith.MulfOp,
-    grad.NegOp: arith.NegfOp,
-    grad.Exp2Op: math.Exp2Op,
-    grad.Log2Op: math.Log2Op,
-    grad.SqrtOp: math.SqrtOp,
-    grad.SinOp: math.SinOp,
-}
-"""The f32 ops that are one `arith` or `math` op on whole tensors."""
-
-_INTEGER_OPS: dict[type[Operation], Callable[..., Operation]] = {
-    grad.AddOp: arith.AddiOp,
-    grad.MulOp: arith.MuliOp,
-    grad.MaxOp: arith.MaxSIOp,
-    grad.AndOp: arith.AndIOp,
-    grad.OrOp: arith.OrIOp,
-    grad.XorOp: arith.XOrIOp,
-    grad.ShlOp: arith.ShLIOp,
-    grad.ShrOp: arith.ShRSIOp,
-}
-"""The i32 (and i1) ops that are one `arith` op on whole tensors."""
+Lowered = Callable[..., Operation]
+"""An `arith` or `math` op class, built from the operands of a `grad` op."""
 
 
-class LowerArith(RewritePattern):
-    """`grad.add %a, %b : T` -> `arith.addf %a, %b : T`, and the like."""
+@dataclass(frozen=True)
+class LowerToOne(RewritePattern):
+    """A `grad` op that is one `arith` or `math` op on whole tensors:
+    `grad.add %a, %b : T` -> `arith.addf %a, %b : T` for f32 (`float_op`),
+    `arith.addi` for i32 and i1 (`integer_op`). An element type the op does
+    not take has None."""
+
+    op: type[Operation]
+    float_op: Lowered | None = None
+    integer_op: Lowered | None = None
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
-        if not isinstance(op, grad.KernelOp) or not op.operands:
+        if not isinstance(op, self.op):
             return
-        table = _FLOAT_OPS if _element(op.operands[0]) == f32 else _INTEGER_OPS
-        if (lowered := table.get(type(op))) is not None:
-            rewriter.replace(op, lowered(*op.operands))
+        is_float = _element(op.operands[0]) == f32
+        lowered = self.float_op if is_float else self.integer_op
+        assert lowered is not None, "the op's verifier admits no such type"
+        rewriter.replace(op, lowered(*op.operands))
 
 
-class LowerIntegerNeg(RewritePattern):
-    """`grad.neg` of i32 -> `arith.subi 0, %a` (arith has no integer negation)."""
+class LowerNeg(RewritePattern):
+    """`grad.neg` -> `arith.negf` for f32, `arith.subi 0, %a` for i32 (arith
+    has no integer negation)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.NegOp, rewriter: PatternRewriter, /):
         if _element(op.input) == f32:
+            rewriter.replace(op, arith.NegfOp(op.input))
             return
         zero = splat(0, tensor_type(op.input))
         rewriter.replace(op, [zero, arith.SubiOp(zero, op.input)])
@@ -201,33 +195,28 @@ class LowerRecip(RewritePattern):
         rewriter.replace(op, [one, arith.DivfOp(one, op.input)])
 
 
-_PREDICATES: dict[type[Operation], tuple[str, str]] = {
-    grad.CmpLtOp: ("olt", "slt"),
-    grad.CmpEqOp: ("oeq", "eq"),
-    grad.CmpNeOp: ("une", "ne"),
-}
-"""The `arith.cmpf` and `arith.cmpi` predicates of each comparison."""
-
-
+@dataclass(frozen=True)
 class LowerCompare(RewritePattern):
-    """`grad.cmplt %a, %b` -> `linalg.generic` of `arith.cmpf olt` (f32) or
-    `arith.cmpi slt` (i32, i1)."""
+    """`grad.cmplt %a, %b` -> `linalg.generic` of `arith.cmpf olt` for f32
+    (`float_predicate`), `arith.cmpi slt` for i32 and i1, and the like."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self,
-        op: grad.CmpLtOp | grad.CmpEqOp | grad.CmpNeOp,
-        rewriter: PatternRewriter,
-        /,
-    ):
-        float_predicate, integer_predicate = _PREDICATES[type(op)]
+    op: type[grad.CmpLtOp | grad.CmpEqOp | grad.CmpNeOp]
+    float_predicate: str
+    integer_predicate: str
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not isinstance(op, self.op):
+            return
+        is_float = _element(op.operands[0]) == f32
 
         def compare(args: Sequence[BlockArgument]) -> SSAValue:
-            if _element(op.lhs) == f32:
-                return arith.CmpfOp(args[0], args[1], float_predicate).result
-            return arith.CmpiOp(args[0], args[1], integer_predicate).result
+            a, b = args
+            if is_float:
+                return arith.CmpfOp(a, b, self.float_predicate).result
+            return arith.CmpiOp(a, b, self.integer_predicate).result
 
-        rewriter.replace(op, elementwise(op.operands, tensor_type(op.result), compare))
+        type = tensor_type(op.results[0])
+        rewriter.replace(op, elementwise(op.operands, type, compare))
 
 
 class LowerWhere(RewritePattern):
@@ -250,16 +239,17 @@ def _maximum(args: Sequence[BlockArgument]) -> SSAValue:
     return arith.SelectOp(arith.CmpfOp(a, a, "uno"), a, greater).result
 
 
-class LowerFloatMax(RewritePattern):
-    """`grad.max` of f32 -> `linalg.generic` of NumPy's `maximum` (a NaN
-    operand gives NaN)."""
+class LowerMax(RewritePattern):
+    """`grad.max` -> `linalg.generic` of NumPy's `maximum` for f32 (a NaN
+    operand gives NaN), `arith.maxsi` for i32."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.MaxOp, rewriter: PatternRewriter, /):
         if _element(op.lhs) == f32:
-            rewriter.replace(
-                op, elementwise(op.operands, tensor_type(op.result), _maximum)
-            )
+            type = tensor_type(op.result)
+            rewriter.replace(op, elementwise(op.operands, type, _maximum))
+        else:
+            rewriter.replace(op, arith.MaxSIOp(op.lhs, op.rhs))
 
 
 def _divide(
@@ -283,18 +273,19 @@ def _divide(
     return body
 
 
+@dataclass(frozen=True)
 class LowerDivision(RewritePattern):
     """`grad.idiv` and `grad.mod` -> `linalg.generic` of `arith.divsi` and
-    `arith.remsi` (rounding toward zero, as C) with a guarded divisor."""
+    `arith.remsi` (`divide`: rounding toward zero, as C) with a guarded
+    divisor."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self, op: grad.IDivOp | grad.ModOp, rewriter: PatternRewriter, /
-    ):
-        divide = arith.DivSIOp if isinstance(op, grad.IDivOp) else arith.RemSIOp
-        rewriter.replace(
-            op, elementwise(op.operands, tensor_type(op.result), _divide(divide))
-        )
+    op: type[grad.IDivOp | grad.ModOp]
+    divide: type[arith.DivSIOp | arith.RemSIOp]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if isinstance(op, self.op):
+            type = tensor_type(op.results[0])
+            rewriter.replace(op, elementwise(op.operands, type, _divide(self.divide)))
 
 
 def _to_i32(value: SSAValue) -> SSAValue:
@@ -537,13 +528,26 @@ class LowerDot(RewritePattern):
 
 PATTERNS: tuple[RewritePattern, ...] = (
     LowerConst(),
-    LowerArith(),
-    LowerIntegerNeg(),
-    LowerFloatMax(),
+    LowerToOne(grad.AddOp, arith.AddfOp, arith.AddiOp),
+    LowerToOne(grad.MulOp, arith.MulfOp, arith.MuliOp),
+    LowerMax(),
+    LowerNeg(),
     LowerRecip(),
-    LowerCompare(),
+    LowerToOne(grad.Exp2Op, math.Exp2Op),
+    LowerToOne(grad.Log2Op, math.Log2Op),
+    LowerToOne(grad.SqrtOp, math.SqrtOp),
+    LowerToOne(grad.SinOp, math.SinOp),
+    LowerCompare(grad.CmpLtOp, "olt", "slt"),
+    LowerCompare(grad.CmpEqOp, "oeq", "eq"),
+    LowerCompare(grad.CmpNeOp, "une", "ne"),
     LowerWhere(),
-    LowerDivision(),
+    LowerDivision(grad.IDivOp, arith.DivSIOp),
+    LowerDivision(grad.ModOp, arith.RemSIOp),
+    LowerToOne(grad.AndOp, integer_op=arith.AndIOp),
+    LowerToOne(grad.OrOp, integer_op=arith.OrIOp),
+    LowerToOne(grad.XorOp, integer_op=arith.XOrIOp),
+    LowerToOne(grad.ShlOp, integer_op=arith.ShLIOp),
+    LowerToOne(grad.ShrOp, integer_op=arith.ShRSIOp),
     LowerCast(),
     LowerBitcast(),
     LowerDetach(),
@@ -553,6 +557,8 @@ PATTERNS: tuple[RewritePattern, ...] = (
     LowerReshape(),
     LowerDot(),
 )
+"""One pattern per `grad` op (but `load` and `store`, which `slots-to-tensors`
+removes first), each handling every element type of its op."""
 
 
 def _check_expanded(module: ModuleOp) -> None:
