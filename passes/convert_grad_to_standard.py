@@ -30,8 +30,24 @@ the meaning SPEC §6 gives each op:
 - `broadcast` is a `linalg.broadcast`, after a `tensor.collapse_shape` that
   drops the input dims of size 1 that expand; `permute` is a
   `linalg.transpose`; `reshape` is a `tensor.collapse_shape`, an
-  `tensor.expand_shape`, or both through the flat shape; `dot` is a
-  `linalg.matmul` into a zero-filled init; `const` is an `arith.constant`.
+  `tensor.expand_shape`, or both through the flat shape; `const` is an
+  `arith.constant`.
+- `dot` is a `linalg.matmul` into a zero-filled init; batched, a
+  `linalg.generic` with `linalg.batch_matmul`'s maps and body (`acc + a * b`)
+  over any number of batch dims, as xDSL has no `linalg.batch_matmul`; with
+  inner size 0 it is the zero-filled init alone (IREE 3.13 crashes on a
+  matmul over nothing).
+- The ops that move data, exact like the interpreter's:
+  - `slice` is a `tensor.extract_slice` with the strides; one with no
+    elements is a `tensor.empty` (MLIR rejects a slice whose offset is the
+    dim's size, even of zero elements);
+  - `pad` is a `tensor.insert_slice` with strides `interior + 1` into a
+    `linalg.fill`ed tensor (`tensor.pad` has no interior padding), or that
+    tensor alone for an operand with no elements;
+  - `reverse` is a `linalg.generic` whose body reads the operand with
+    `tensor.extract` at `size - 1 - i` in the flipped dims (IREE 3.13 fails
+    to compile a generic that reads through the map `d -> size - 1 - d`);
+  - `concat` is a `tensor.concat`.
 - `detach`, and a `cast` or `bitcast` to the same type, are their operand.
 
 Run-time errors of the interpreter have no counterpart: a zero divisor, a
@@ -59,6 +75,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FloatAttr,
+    IndexType,
     IntegerAttr,
     ModuleOp,
     TensorType,
@@ -70,7 +87,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
-from xdsl.ir.affine import AffineMap
+from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -516,14 +533,133 @@ class LowerPermute(RewritePattern):
         rewriter.replace(op, [empty, transpose])
 
 
+def _batch_matmul(lhs: SSAValue, rhs: SSAValue, init: SSAValue) -> Operation:
+    """`linalg.generic` of `linalg.batch_matmul`'s maps and body (`init +
+    lhs * rhs`) over any number of leading batch dims: xDSL has no
+    `linalg.batch_matmul`, and this form also takes two or more batch dims."""
+    batch = tensor_type(lhs).get_num_dims() - 2
+    b = [AffineExpr.dimension(i) for i in range(batch)]
+    m, n, k = (AffineExpr.dimension(batch + i) for i in range(3))
+    maps = [(*b, m, k), (*b, k, n), (*b, m, n)]
+    iterators = [IteratorTypeAttr.parallel()] * (batch + 2)
+    element = _element(lhs)
+
+    @Builder.implicit_region([element] * 3)
+    def region(args: tuple[BlockArgument, ...]) -> None:
+        a, b, acc = args
+        linalg.YieldOp(arith.AddfOp(acc, arith.MulfOp(a, b)))
+
+    return linalg.GenericOp(
+        (lhs, rhs),
+        (init,),
+        region,
+        [AffineMapAttr(AffineMap(batch + 3, 0, results)) for results in maps],
+        [*iterators, IteratorTypeAttr.reduction()],
+        [init.type],
+    )
+
+
 class LowerDot(RewritePattern):
-    """`grad.dot` -> `linalg.matmul` into a zero-filled init."""
+    """`grad.dot` -> `linalg.matmul` into a zero-filled init; batched, the
+    `linalg.generic` of a batch matmul into it. With inner size 0 the result
+    is the init alone (IREE 3.13 crashes compiling a matmul over nothing)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.DotOp, rewriter: PatternRewriter, /):
         init = filled(0.0, tensor_type(op.result))
-        matmul = linalg.MatmulOp((op.lhs, op.rhs), (init[-1].results[0],))
-        rewriter.replace(op, [*init, matmul])
+        out = init[-1].results[0]
+        lhs = tensor_type(op.lhs)
+        if lhs.get_shape()[-1] == 0:
+            rewriter.replace(op, init)
+            return
+        if lhs.get_num_dims() == 2:
+            product = linalg.MatmulOp((op.lhs, op.rhs), (out,))
+        else:
+            product = _batch_matmul(op.lhs, op.rhs, out)
+        rewriter.replace(op, [*init, product])
+
+
+# --- slicing ----------------------------------------------------------------
+
+
+class LowerSlice(RewritePattern):
+    """`grad.slice %a [start] [limit] [stride]` -> `tensor.extract_slice` at
+    offsets `start` with strides `stride` and the result's sizes. An empty
+    result holds no data: it is a `tensor.empty` (MLIR rejects a slice whose
+    offset is the dim's size, even for zero elements, as `[4:4]` of 4)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.SliceOp, rewriter: PatternRewriter, /):
+        type = tensor_type(op.result)
+        if not prod(type.get_shape()):
+            rewriter.replace(op, tensor.EmptyOp((), type))
+            return
+        starts = [start for start, _, _ in op.dims()]
+        strides = [stride for _, _, stride in op.dims()]
+        rewriter.replace(
+            op,
+            tensor.ExtractSliceOp(op.input, starts, type.get_shape(), strides, type),
+        )
+
+
+class LowerPad(RewritePattern):
+    """`grad.pad` -> the operand `tensor.insert_slice`d, at offsets `low`
+    with strides `interior + 1`, into a tensor `linalg.fill`ed with the pad
+    value (`tensor.pad` has no interior padding). An empty operand inserts
+    nothing: the result is the filled tensor."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.PadOp, rewriter: PatternRewriter, /):
+        empty = tensor.EmptyOp((), op.result.type)
+        value = arith.ConstantOp(op.value)
+        fill = linalg.FillOp((value.result,), (empty.tensor,))
+        new_ops: list[Operation] = [empty, value, fill]
+        shape = tensor_type(op.input).get_shape()
+        if prod(shape):
+            new_ops.append(
+                tensor.InsertSliceOp.from_static_parameters(
+                    op.input,
+                    fill.results[0],
+                    [low for low, _, _ in op.dims()],
+                    shape,
+                    [interior + 1 for _, _, interior in op.dims()],
+                )
+            )
+        rewriter.replace(op, new_ops)
+
+
+class LowerReverse(RewritePattern):
+    """`grad.reverse %a [dims]` -> `linalg.generic` whose body reads, at the
+    result's index i, `tensor.extract %a` at `size - 1 - i` in each flipped
+    dim. (A generic reading `%a` through the map `d -> size - 1 - d` is valid
+    MLIR too, but IREE 3.13 fails to compile it for most shapes.)"""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.ReverseOp, rewriter: PatternRewriter, /):
+        type = tensor_type(op.result)
+        flipped = op.ints("dims")
+
+        def read(args: Sequence[BlockArgument]) -> SSAValue:
+            index: list[SSAValue] = []
+            for d, size in enumerate(type.get_shape()):
+                i = linalg.IndexOp(d).result
+                if d in flipped:
+                    last = arith.ConstantOp(IntegerAttr(size - 1, IndexType()))
+                    i = arith.SubiOp(last, i).result
+                index.append(i)
+            return tensor.ExtractOp(op.input, index, _element(op.input)).result
+
+        rewriter.replace(op, elementwise([], type, read))
+
+
+class LowerConcat(RewritePattern):
+    """`grad.concat %a, %b [d]` -> `tensor.concat dim(d) %a, %b`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.ConcatOp, rewriter: PatternRewriter, /):
+        rewriter.replace(
+            op, tensor.ConcatOp(op.inputs, op.axis, tensor_type(op.result))
+        )
 
 
 PATTERNS: tuple[RewritePattern, ...] = (
@@ -556,6 +692,10 @@ PATTERNS: tuple[RewritePattern, ...] = (
     LowerPermute(),
     LowerReshape(),
     LowerDot(),
+    LowerSlice(),
+    LowerPad(),
+    LowerReverse(),
+    LowerConcat(),
 )
 """One pattern per `grad` op (but `load` and `store`, which `slots-to-tensors`
 removes first), each handling every element type of its op."""
