@@ -4,8 +4,9 @@ The result is ordinary MLIR on tensors (`arith`, `math`, `linalg`, `tensor`,
 `func`, `scf`), which upstream tools such as `mlir-opt` and IREE compile, with
 the meaning SPEC §6 gives each op:
 
-- The slots are turned into tensors first (`slots_to_tensors`): each memref
-  argument becomes a tensor argument plus a result with its final contents.
+- The slots are turned into tensors first (the `slots-to-tensors` pass):
+  each memref argument becomes a tensor argument plus a result with its
+  final contents.
 - Elementwise arithmetic is the `arith` or `math` op of the same name on
   whole tensors (`shr` is the arithmetic `shrsi`, `recip` is `1.0 / a`, i32
   `neg` is `0 - a`).
