@@ -1393,11 +1393,7 @@ class PadOp(ListOp):
         dtype = dtype_of(type.get_element_type())
         fill, shape = self.value.value.data, type.get_shape()
         index = tuple(
-            slice(
-                low,
-                low + (size - 1) * (interior + 1) + 1 if size else low,
-                1 + interior,
-            )
+            slice(low, padded_size(size, low, 0, interior), interior + 1)
             for size, (low, _, interior) in zip(
                 tensor_type(self.input).get_shape(), self.dims(), strict=True
             )

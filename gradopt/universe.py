@@ -29,6 +29,12 @@ def get_expand_jvp() -> type[ModulePass]:
     return ExpandJvpPass
 
 
+def get_slots_to_tensors() -> type[ModulePass]:
+    from gradopt.passes.slots_to_tensors import SlotsToTensorsPass
+
+    return SlotsToTensorsPass
+
+
 def get_convert_grad_to_standard() -> type[ModulePass]:
     from gradopt.passes.convert_grad_to_standard import ConvertGradToStandardPass
 
@@ -40,6 +46,7 @@ GRADOPT_UNIVERSE = Universe(
     all_passes={
         "expand-gradient": get_expand_gradient,
         "expand-jvp": get_expand_jvp,
+        "slots-to-tensors": get_slots_to_tensors,
         "convert-grad-to-standard": get_convert_grad_to_standard,
     },
 )

@@ -4,8 +4,9 @@ The result is ordinary MLIR on tensors (`arith`, `math`, `linalg`, `tensor`,
 `func`, `scf`), which upstream tools such as `mlir-opt` and IREE compile, with
 the meaning SPEC §6 gives each op:
 
-- The slots are turned into tensors first (`slots_to_tensors`): each memref
-  argument becomes a tensor argument plus a result with its final contents.
+- The slots are turned into tensors first (the `slots-to-tensors` pass):
+  each memref argument becomes a tensor argument plus a result with its
+  final contents.
 - Elementwise arithmetic is the `arith` or `math` op of the same name on
   whole tensors (`shr` is the arithmetic `shrsi`, `recip` is `1.0 / a`, i32
   `neg` is `0 - a`).
@@ -30,12 +31,31 @@ the meaning SPEC §6 gives each op:
 - `broadcast` is a `linalg.broadcast`, after a `tensor.collapse_shape` that
   drops the input dims of size 1 that expand; `permute` is a
   `linalg.transpose`; `reshape` is a `tensor.collapse_shape`, an
-  `tensor.expand_shape`, or both through the flat shape; `dot` is a
-  `linalg.matmul` into a zero-filled init; `const` is an `arith.constant`.
+  `tensor.expand_shape`, or both through the flat shape; `const` is an
+  `arith.constant`.
+- `dot` is a `linalg.matmul` into a zero-filled init; batched, a
+  `linalg.generic` with `linalg.batch_matmul`'s maps and body (`acc + a * b`)
+  over any number of batch dims, as xDSL has no `linalg.batch_matmul`; with
+  inner size 0 it is the zero-filled init alone (IREE 3.13 crashes on a
+  matmul over nothing).
+- The ops that move data, exact like the interpreter's:
+  - `slice` is a `tensor.extract_slice` with the strides; one with no
+    elements is a `tensor.empty` (MLIR rejects a slice whose offset is the
+    dim's size, even of zero elements);
+  - `pad` is a `tensor.insert_slice` with strides `interior + 1` into a
+    `linalg.fill`ed tensor (`tensor.pad` has no interior padding), or that
+    tensor alone for an operand with no elements;
+  - `reverse` is a `linalg.generic` whose body reads the operand with
+    `tensor.extract` at `size - 1 - i` in the flipped dims (IREE 3.13 fails
+    to compile a generic that reads through the map `d -> size - 1 - d`);
+  - `concat` is a `tensor.concat`.
 - `detach`, and a `cast` or `bitcast` to the same type, are their operand.
 
 Run-time errors of the interpreter have no counterpart: a zero divisor, a
 shift outside 0..31 and an out-of-range slot index give unspecified values.
+
+Each op has one pattern in `PATTERNS`, which lowers it for every element
+type it takes.
 
 The differentiation ops must have been expanded (`expand-gradient`); any op
 left unexpanded, or that this pass cannot lower, is a located error naming it.
@@ -56,6 +76,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FloatAttr,
+    IndexType,
     IntegerAttr,
     ModuleOp,
     TensorType,
@@ -67,7 +88,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
-from xdsl.ir.affine import AffineMap
+from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -146,47 +167,38 @@ def elementwise(
 
 # --- elementwise ------------------------------------------------------------
 
-_FLOAT_OPS: dict[type[Operation], Callable[..., Operation]] = {
-    grad.AddOp: arith.AddfOp,
-    grad.MulOp: arith.MulfOp,
-    grad.NegOp: arith.NegfOp,
-    grad.Exp2Op: math.Exp2Op,
-    grad.Log2Op: math.Log2Op,
-    grad.SqrtOp: math.SqrtOp,
-    grad.SinOp: math.SinOp,
-}
-"""The f32 ops that are one `arith` or `math` op on whole tensors."""
-
-_INTEGER_OPS: dict[type[Operation], Callable[..., Operation]] = {
-    grad.AddOp: arith.AddiOp,
-    grad.MulOp: arith.MuliOp,
-    grad.MaxOp: arith.MaxSIOp,
-    grad.AndOp: arith.AndIOp,
-    grad.OrOp: arith.OrIOp,
-    grad.XorOp: arith.XOrIOp,
-    grad.ShlOp: arith.ShLIOp,
-    grad.ShrOp: arith.ShRSIOp,
-}
-"""The i32 (and i1) ops that are one `arith` op on whole tensors."""
+Lowered = Callable[..., Operation]
+"""An `arith` or `math` op class, built from the operands of a `grad` op."""
 
 
-class LowerArith(RewritePattern):
-    """`grad.add %a, %b : T` -> `arith.addf %a, %b : T`, and the like."""
+@dataclass(frozen=True)
+class LowerToOne(RewritePattern):
+    """A `grad` op that is one `arith` or `math` op on whole tensors:
+    `grad.add %a, %b : T` -> `arith.addf %a, %b : T` for f32 (`float_op`),
+    `arith.addi` for i32 and i1 (`integer_op`). An element type the op does
+    not take has None."""
+
+    op: type[Operation]
+    float_op: Lowered | None = None
+    integer_op: Lowered | None = None
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
-        if not isinstance(op, grad.KernelOp) or not op.operands:
+        if not isinstance(op, self.op):
             return
-        table = _FLOAT_OPS if _element(op.operands[0]) == f32 else _INTEGER_OPS
-        if (lowered := table.get(type(op))) is not None:
-            rewriter.replace(op, lowered(*op.operands))
+        is_float = _element(op.operands[0]) == f32
+        lowered = self.float_op if is_float else self.integer_op
+        assert lowered is not None, "the op's verifier admits no such type"
+        rewriter.replace(op, lowered(*op.operands))
 
 
-class LowerIntegerNeg(RewritePattern):
-    """`grad.neg` of i32 -> `arith.subi 0, %a` (arith has no integer negation)."""
+class LowerNeg(RewritePattern):
+    """`grad.neg` -> `arith.negf` for f32, `arith.subi 0, %a` for i32 (arith
+    has no integer negation)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.NegOp, rewriter: PatternRewriter, /):
         if _element(op.input) == f32:
+            rewriter.replace(op, arith.NegfOp(op.input))
             return
         zero = splat(0, tensor_type(op.input))
         rewriter.replace(op, [zero, arith.SubiOp(zero, op.input)])
@@ -201,33 +213,28 @@ class LowerRecip(RewritePattern):
         rewriter.replace(op, [one, arith.DivfOp(one, op.input)])
 
 
-_PREDICATES: dict[type[Operation], tuple[str, str]] = {
-    grad.CmpLtOp: ("olt", "slt"),
-    grad.CmpEqOp: ("oeq", "eq"),
-    grad.CmpNeOp: ("une", "ne"),
-}
-"""The `arith.cmpf` and `arith.cmpi` predicates of each comparison."""
-
-
+@dataclass(frozen=True)
 class LowerCompare(RewritePattern):
-    """`grad.cmplt %a, %b` -> `linalg.generic` of `arith.cmpf olt` (f32) or
-    `arith.cmpi slt` (i32, i1)."""
+    """`grad.cmplt %a, %b` -> `linalg.generic` of `arith.cmpf olt` for f32
+    (`float_predicate`), `arith.cmpi slt` for i32 and i1, and the like."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self,
-        op: grad.CmpLtOp | grad.CmpEqOp | grad.CmpNeOp,
-        rewriter: PatternRewriter,
-        /,
-    ):
-        float_predicate, integer_predicate = _PREDICATES[type(op)]
+    op: type[grad.CmpLtOp | grad.CmpEqOp | grad.CmpNeOp]
+    float_predicate: str
+    integer_predicate: str
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not isinstance(op, self.op):
+            return
+        is_float = _element(op.operands[0]) == f32
 
         def compare(args: Sequence[BlockArgument]) -> SSAValue:
-            if _element(op.lhs) == f32:
-                return arith.CmpfOp(args[0], args[1], float_predicate).result
-            return arith.CmpiOp(args[0], args[1], integer_predicate).result
+            a, b = args
+            if is_float:
+                return arith.CmpfOp(a, b, self.float_predicate).result
+            return arith.CmpiOp(a, b, self.integer_predicate).result
 
-        rewriter.replace(op, elementwise(op.operands, tensor_type(op.result), compare))
+        type = tensor_type(op.results[0])
+        rewriter.replace(op, elementwise(op.operands, type, compare))
 
 
 class LowerWhere(RewritePattern):
@@ -250,16 +257,17 @@ def _maximum(args: Sequence[BlockArgument]) -> SSAValue:
     return arith.SelectOp(arith.CmpfOp(a, a, "uno"), a, greater).result
 
 
-class LowerFloatMax(RewritePattern):
-    """`grad.max` of f32 -> `linalg.generic` of NumPy's `maximum` (a NaN
-    operand gives NaN)."""
+class LowerMax(RewritePattern):
+    """`grad.max` -> `linalg.generic` of NumPy's `maximum` for f32 (a NaN
+    operand gives NaN), `arith.maxsi` for i32."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.MaxOp, rewriter: PatternRewriter, /):
         if _element(op.lhs) == f32:
-            rewriter.replace(
-                op, elementwise(op.operands, tensor_type(op.result), _maximum)
-            )
+            type = tensor_type(op.result)
+            rewriter.replace(op, elementwise(op.operands, type, _maximum))
+        else:
+            rewriter.replace(op, arith.MaxSIOp(op.lhs, op.rhs))
 
 
 def _divide(
@@ -283,18 +291,19 @@ def _divide(
     return body
 
 
+@dataclass(frozen=True)
 class LowerDivision(RewritePattern):
     """`grad.idiv` and `grad.mod` -> `linalg.generic` of `arith.divsi` and
-    `arith.remsi` (rounding toward zero, as C) with a guarded divisor."""
+    `arith.remsi` (`divide`: rounding toward zero, as C) with a guarded
+    divisor."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self, op: grad.IDivOp | grad.ModOp, rewriter: PatternRewriter, /
-    ):
-        divide = arith.DivSIOp if isinstance(op, grad.IDivOp) else arith.RemSIOp
-        rewriter.replace(
-            op, elementwise(op.operands, tensor_type(op.result), _divide(divide))
-        )
+    op: type[grad.IDivOp | grad.ModOp]
+    divide: type[arith.DivSIOp | arith.RemSIOp]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if isinstance(op, self.op):
+            type = tensor_type(op.results[0])
+            rewriter.replace(op, elementwise(op.operands, type, _divide(self.divide)))
 
 
 def _to_i32(value: SSAValue) -> SSAValue:
@@ -525,25 +534,157 @@ class LowerPermute(RewritePattern):
         rewriter.replace(op, [empty, transpose])
 
 
+def _batch_matmul(lhs: SSAValue, rhs: SSAValue, init: SSAValue) -> Operation:
+    """`linalg.generic` of `linalg.batch_matmul`'s maps and body (`init +
+    lhs * rhs`) over any number of leading batch dims: xDSL has no
+    `linalg.batch_matmul`, and this form also takes two or more batch dims."""
+    batch = tensor_type(lhs).get_num_dims() - 2
+    b = [AffineExpr.dimension(i) for i in range(batch)]
+    m, n, k = (AffineExpr.dimension(batch + i) for i in range(3))
+    maps = [(*b, m, k), (*b, k, n), (*b, m, n)]
+    iterators = [IteratorTypeAttr.parallel()] * (batch + 2)
+    element = _element(lhs)
+
+    @Builder.implicit_region([element] * 3)
+    def region(args: tuple[BlockArgument, ...]) -> None:
+        a, b, acc = args
+        linalg.YieldOp(arith.AddfOp(acc, arith.MulfOp(a, b)))
+
+    return linalg.GenericOp(
+        (lhs, rhs),
+        (init,),
+        region,
+        [AffineMapAttr(AffineMap(batch + 3, 0, results)) for results in maps],
+        [*iterators, IteratorTypeAttr.reduction()],
+        [init.type],
+    )
+
+
 class LowerDot(RewritePattern):
-    """`grad.dot` -> `linalg.matmul` into a zero-filled init."""
+    """`grad.dot` -> `linalg.matmul` into a zero-filled init; batched, the
+    `linalg.generic` of a batch matmul into it. With inner size 0 the result
+    is the init alone (IREE 3.13 crashes compiling a matmul over nothing)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.DotOp, rewriter: PatternRewriter, /):
         init = filled(0.0, tensor_type(op.result))
-        matmul = linalg.MatmulOp((op.lhs, op.rhs), (init[-1].results[0],))
-        rewriter.replace(op, [*init, matmul])
+        out = init[-1].results[0]
+        lhs = tensor_type(op.lhs)
+        if lhs.get_shape()[-1] == 0:
+            rewriter.replace(op, init)
+            return
+        if lhs.get_num_dims() == 2:
+            product = linalg.MatmulOp((op.lhs, op.rhs), (out,))
+        else:
+            product = _batch_matmul(op.lhs, op.rhs, out)
+        rewriter.replace(op, [*init, product])
+
+
+# --- slicing ----------------------------------------------------------------
+
+
+class LowerSlice(RewritePattern):
+    """`grad.slice %a [start] [limit] [stride]` -> `tensor.extract_slice` at
+    offsets `start` with strides `stride` and the result's sizes. An empty
+    result holds no data: it is a `tensor.empty` (MLIR rejects a slice whose
+    offset is the dim's size, even for zero elements, as `[4:4]` of 4)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.SliceOp, rewriter: PatternRewriter, /):
+        type = tensor_type(op.result)
+        if not prod(type.get_shape()):
+            rewriter.replace(op, tensor.EmptyOp((), type))
+            return
+        starts = [start for start, _, _ in op.dims()]
+        strides = [stride for _, _, stride in op.dims()]
+        rewriter.replace(
+            op,
+            tensor.ExtractSliceOp(op.input, starts, type.get_shape(), strides, type),
+        )
+
+
+class LowerPad(RewritePattern):
+    """`grad.pad` -> the operand `tensor.insert_slice`d, at offsets `low`
+    with strides `interior + 1`, into a tensor `linalg.fill`ed with the pad
+    value (`tensor.pad` has no interior padding). An empty operand inserts
+    nothing: the result is the filled tensor."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.PadOp, rewriter: PatternRewriter, /):
+        empty = tensor.EmptyOp((), op.result.type)
+        value = arith.ConstantOp(op.value)
+        fill = linalg.FillOp((value.result,), (empty.tensor,))
+        new_ops: list[Operation] = [empty, value, fill]
+        shape = tensor_type(op.input).get_shape()
+        if prod(shape):
+            new_ops.append(
+                tensor.InsertSliceOp.from_static_parameters(
+                    op.input,
+                    fill.results[0],
+                    [low for low, _, _ in op.dims()],
+                    shape,
+                    [interior + 1 for _, _, interior in op.dims()],
+                )
+            )
+        rewriter.replace(op, new_ops)
+
+
+class LowerReverse(RewritePattern):
+    """`grad.reverse %a [dims]` -> `linalg.generic` whose body reads, at the
+    result's index i, `tensor.extract %a` at `size - 1 - i` in each flipped
+    dim. (A generic reading `%a` through the map `d -> size - 1 - d` is valid
+    MLIR too, but IREE 3.13 fails to compile it for most shapes.)"""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.ReverseOp, rewriter: PatternRewriter, /):
+        type = tensor_type(op.result)
+        flipped = op.ints("dims")
+
+        def read(args: Sequence[BlockArgument]) -> SSAValue:
+            index: list[SSAValue] = []
+            for d, size in enumerate(type.get_shape()):
+                i = linalg.IndexOp(d).result
+                if d in flipped:
+                    last = arith.ConstantOp(IntegerAttr(size - 1, IndexType()))
+                    i = arith.SubiOp(last, i).result
+                index.append(i)
+            return tensor.ExtractOp(op.input, index, _element(op.input)).result
+
+        rewriter.replace(op, elementwise([], type, read))
+
+
+class LowerConcat(RewritePattern):
+    """`grad.concat %a, %b [d]` -> `tensor.concat dim(d) %a, %b`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: grad.ConcatOp, rewriter: PatternRewriter, /):
+        rewriter.replace(
+            op, tensor.ConcatOp(op.inputs, op.axis, tensor_type(op.result))
+        )
 
 
 PATTERNS: tuple[RewritePattern, ...] = (
     LowerConst(),
-    LowerArith(),
-    LowerIntegerNeg(),
-    LowerFloatMax(),
+    LowerToOne(grad.AddOp, arith.AddfOp, arith.AddiOp),
+    LowerToOne(grad.MulOp, arith.MulfOp, arith.MuliOp),
+    LowerMax(),
+    LowerNeg(),
     LowerRecip(),
-    LowerCompare(),
+    LowerToOne(grad.Exp2Op, math.Exp2Op),
+    LowerToOne(grad.Log2Op, math.Log2Op),
+    LowerToOne(grad.SqrtOp, math.SqrtOp),
+    LowerToOne(grad.SinOp, math.SinOp),
+    LowerCompare(grad.CmpLtOp, "olt", "slt"),
+    LowerCompare(grad.CmpEqOp, "oeq", "eq"),
+    LowerCompare(grad.CmpNeOp, "une", "ne"),
     LowerWhere(),
-    LowerDivision(),
+    LowerDivision(grad.IDivOp, arith.DivSIOp),
+    LowerDivision(grad.ModOp, arith.RemSIOp),
+    LowerToOne(grad.AndOp, integer_op=arith.AndIOp),
+    LowerToOne(grad.OrOp, integer_op=arith.OrIOp),
+    LowerToOne(grad.XorOp, integer_op=arith.XOrIOp),
+    LowerToOne(grad.ShlOp, integer_op=arith.ShLIOp),
+    LowerToOne(grad.ShrOp, integer_op=arith.ShRSIOp),
     LowerCast(),
     LowerBitcast(),
     LowerDetach(),
@@ -552,7 +693,13 @@ PATTERNS: tuple[RewritePattern, ...] = (
     LowerPermute(),
     LowerReshape(),
     LowerDot(),
+    LowerSlice(),
+    LowerPad(),
+    LowerReverse(),
+    LowerConcat(),
 )
+"""One pattern per `grad` op (but `load` and `store`, which `slots-to-tensors`
+removes first), each handling every element type of its op."""
 
 
 def _check_expanded(module: ModuleOp) -> None:

@@ -1,4 +1,8 @@
-"""Slots to tensors: the first half of `convert-grad-to-standard`.
+"""`slots-to-tensors`: slots become tensor arguments and results.
+
+The first step of `convert-grad-to-standard`, also a pass of its own, whose
+result still holds every other `grad` op (for a lowering of those elsewhere,
+or to read what the slots become).
 
 A gradopt function reads and writes its slots (memref arguments) with
 `grad.load` and `grad.store`. Upstream compilers such as IREE want a purely
@@ -24,9 +28,13 @@ an error, as is any other use of a memref.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from xdsl.context import Context
 from xdsl.dialects import func, scf, tensor
 from xdsl.dialects.builtin import FunctionType, MemRefType, ModuleOp, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from gradopt.dialect.errors import OpError
@@ -224,3 +232,14 @@ class SlotsToTensors:
 def convert_slots(module: ModuleOp) -> None:
     """Turn the slots of every function of `module` into tensors."""
     SlotsToTensors(module).run()
+
+
+@dataclass(frozen=True)
+class SlotsToTensorsPass(ModulePass):
+    """Turn the slots of every function into tensor arguments and results,
+    leaving the other ops as they are."""
+
+    name = "slots-to-tensors"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        convert_slots(op)

@@ -8,9 +8,11 @@ its gradients expanded) has an op whose IREE code is not exact:
 - `exp2`, `log2` and `sin` use IREE's own polynomial approximations (measured
   on 2^20 inputs: exp2 within 68 ulp, log2 within 3 ulp, sin within 2.2e-7
   absolute for |x| <= pi and about 2.5e-8 * |x| beyond);
-- a `reduce add` or `reduce mul` of more than two terms, or a `dot` of more
-  than one, may combine them in another order or with fused multiply-adds
-  (measured: within 2.5e-7 of the sum of the terms' magnitudes).
+- a `reduce add` or `reduce mul` of more than two terms, or a `dot` (batched
+  or not) of more than one, may combine them in another order or with fused
+  multiply-adds (measured: within 2.5e-7 of the sum of the terms' magnitudes).
+
+`slice`, `pad`, `reverse` and `concat` move data and are always exact.
 
 Those programs are compared within `APPROXIMATE`, relative to the largest
 magnitude of each value. Inputs are normal floats: IREE flushes subnormal
@@ -25,6 +27,7 @@ import importlib.util
 import re
 import shlex
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from itertools import product
 from math import prod
@@ -32,10 +35,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from xdsl.dialects.builtin import MemRefType, TensorType
+from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
+from xdsl.parser import Parser
+from xdsl.pattern_rewriter import PatternRewriteWalker
 
 from gradopt import GradoptError, Program, run
-from gradopt.dialect.ops import DotOp, Exp2Op, Log2Op, ReduceOp, SinOp
+from gradopt.context import make_context
+from gradopt.dialect import Grad
+from gradopt.dialect.derivative import DifferentiationOp
+from gradopt.dialect.ops import DotOp, Exp2Op, LoadOp, Log2Op, ReduceOp, SinOp, StoreOp
+from gradopt.passes.convert_grad_to_standard import PATTERNS
 from gradopt.tools import grad_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,7 +66,7 @@ def is_exact(program: Program) -> bool:
     for op in program.module.walk():
         if isinstance(op, Exp2Op | Log2Op | SinOp):
             return False
-        if isinstance(op, DotOp) and op.lhs.type.get_shape()[1] > 1:
+        if isinstance(op, DotOp) and op.lhs.type.get_shape()[-1] > 1:
             return False
         if isinstance(op, ReduceOp) and op.kind.data != "max":
             shape = op.input.type.get_shape()
@@ -166,12 +175,15 @@ def test_lit_run_example(argv: list[str], tmp_path: Path) -> None:
 
 def lowering_functions() -> list[pytest.param]:
     """Every function of the lowering lit tests (their inputs, before lowering)
-    that takes no `index` argument, which no backend can be given."""
+    that takes no `index` argument, which no backend can be given, but in the
+    chunks that check for an error."""
     functions = []
     for path in sorted((ROOT / "lit-tests" / "lowering").glob("*.mlir")):
         if path.stem == "invalid":
             continue
         for chunk in path.read_text().split("// -----"):
+            if re.search(r"^// CHECK.*: error: ", chunk, re.MULTILINE):
+                continue
             for name, arguments in re.findall(
                 r"^func\.func @(\w+)\((.*?)\)", chunk, re.MULTILINE
             ):
@@ -186,6 +198,273 @@ def lowering_functions() -> list[pytest.param]:
 def test_lowering_example_runs(text: str, entry: str) -> None:
     """The lowering lit tests' functions, run on random inputs."""
     check_program(Program(text), entry)
+
+
+# --- one lowering pattern per op -------------------------------------------
+
+EVERY_OP_OF_EVERY_TYPE = """
+func.func @main(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>, %n: tensor<2x3xi32>,
+                %m: tensor<2x3xi32>, %b: tensor<2x3xi1>, %c: tensor<2x3xi1>,
+                %p: tensor<2x3x4xf32>, %q: tensor<2x2x4x3xf32>)
+    -> (tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xi1>, tensor<2x3x3xf32>,
+        tensor<2x2x4x4xf32>) {
+  %cf = grad.const 2.0 : tensor<2x3xf32>
+  %ci = grad.const -3 : tensor<2x3xi32>
+  %cb = grad.const true : tensor<2x3xi1>
+  %cd = grad.const dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi32>
+  %add = grad.add %x, %cf : tensor<2x3xf32>
+  %addi = grad.add %n, %ci : tensor<2x3xi32>
+  %mul = grad.mul %add, %y : tensor<2x3xf32>
+  %muli = grad.mul %addi, %cd : tensor<2x3xi32>
+  %max = grad.max %mul, %x : tensor<2x3xf32>
+  %maxi = grad.max %muli, %m : tensor<2x3xi32>
+  %neg = grad.neg %max : tensor<2x3xf32>
+  %negi = grad.neg %maxi : tensor<2x3xi32>
+  %recip = grad.recip %neg : tensor<2x3xf32>
+  %exp2 = grad.exp2 %recip : tensor<2x3xf32>
+  %log2 = grad.log2 %exp2 : tensor<2x3xf32>
+  %sqrt = grad.sqrt %log2 : tensor<2x3xf32>
+  %sin = grad.sin %sqrt : tensor<2x3xf32>
+  %lt = grad.cmplt %x, %y : tensor<2x3xf32>
+  %lti = grad.cmplt %n, %m : tensor<2x3xi32>
+  %eq = grad.cmpeq %x, %sin : tensor<2x3xf32>
+  %eqi = grad.cmpeq %negi, %m : tensor<2x3xi32>
+  %eqb = grad.cmpeq %b, %cb : tensor<2x3xi1>
+  %ne = grad.cmpne %x, %y : tensor<2x3xf32>
+  %nei = grad.cmpne %n, %m : tensor<2x3xi32>
+  %neb = grad.cmpne %b, %c : tensor<2x3xi1>
+  %where = grad.where %lt, %sin, %x : tensor<2x3xf32>
+  %wherei = grad.where %lti, %n, %negi : tensor<2x3xi32>
+  %whereb = grad.where %eq, %eqi, %eqb : tensor<2x3xi1>
+  %idiv = grad.idiv %wherei, %m : tensor<2x3xi32>
+  %mod = grad.mod %idiv, %m : tensor<2x3xi32>
+  %and = grad.and %mod, %n : tensor<2x3xi32>
+  %andb = grad.and %whereb, %ne : tensor<2x3xi1>
+  %or = grad.or %and, %n : tensor<2x3xi32>
+  %orb = grad.or %andb, %nei : tensor<2x3xi1>
+  %xor = grad.xor %or, %m : tensor<2x3xi32>
+  %xorb = grad.xor %orb, %neb : tensor<2x3xi1>
+  %shl = grad.shl %xor, %n : tensor<2x3xi32>
+  %shr = grad.shr %shl, %m : tensor<2x3xi32>
+  %fi = grad.cast %where : tensor<2x3xf32> to tensor<2x3xi32>
+  %fb = grad.cast %where : tensor<2x3xf32> to tensor<2x3xi1>
+  %ff = grad.cast %where : tensor<2x3xf32> to tensor<2x3xf32>
+  %if = grad.cast %shr : tensor<2x3xi32> to tensor<2x3xf32>
+  %ib = grad.cast %shr : tensor<2x3xi32> to tensor<2x3xi1>
+  %bf = grad.cast %xorb : tensor<2x3xi1> to tensor<2x3xf32>
+  %bi = grad.cast %xorb : tensor<2x3xi1> to tensor<2x3xi32>
+  %bits = grad.bitcast %if : tensor<2x3xf32> to tensor<2x3xi32>
+  %float = grad.bitcast %bi : tensor<2x3xi32> to tensor<2x3xf32>
+  %same = grad.bitcast %bits : tensor<2x3xi32> to tensor<2x3xi32>
+  %detach = grad.detach %float : tensor<2x3xf32>
+  %detachi = grad.detach %same : tensor<2x3xi32>
+  %detachb = grad.detach %ib : tensor<2x3xi1>
+  %sum = grad.reduce add %detach [0] : tensor<2x3xf32> to tensor<3xf32>
+  %prod = grad.reduce mul %ff [0, 1] : tensor<2x3xf32> to tensor<f32>
+  %top = grad.reduce max %bf [1] : tensor<2x3xf32> to tensor<2xf32>
+  %sumi = grad.reduce add %detachi [1] : tensor<2x3xi32> to tensor<2xi32>
+  %prodi = grad.reduce mul %fi [0] : tensor<2x3xi32> to tensor<3xi32>
+  %topi = grad.reduce max %fi [0, 1] : tensor<2x3xi32> to tensor<i32>
+  %wide = grad.broadcast %sum [1] : tensor<3xf32> to tensor<2x3xf32>
+  %widei = grad.broadcast %topi [] : tensor<i32> to tensor<2x3xi32>
+  %flat = grad.reshape %wide : tensor<2x3xf32> to tensor<6xf32>
+  %flatb = grad.reshape %fb : tensor<2x3xi1> to tensor<3x2xi1>
+  %t = grad.permute %p [0, 2, 1] : tensor<2x3x4xf32> to tensor<2x4x3xf32>
+  %tb = grad.permute %flatb [1, 0] : tensor<3x2xi1> to tensor<2x3xi1>
+  %wt = grad.permute %wide [1, 0] : tensor<2x3xf32> to tensor<3x2xf32>
+  %dot = grad.dot %wt, %x : tensor<3x2xf32>, tensor<2x3xf32> to tensor<3x3xf32>
+  %batched = grad.dot %p, %t : tensor<2x3x4xf32>, tensor<2x4x3xf32> to tensor<2x3x3xf32>
+  %qt = grad.permute %q [0, 1, 3, 2] : tensor<2x2x4x3xf32> to tensor<2x2x3x4xf32>
+  %batched2 = grad.dot %q, %qt
+    : tensor<2x2x4x3xf32>, tensor<2x2x3x4xf32> to tensor<2x2x4x4xf32>
+  %part = grad.slice %dot [0, 0] [2, 3] [1, 2] : tensor<3x3xf32> to tensor<2x2xf32>
+  %parti = grad.slice %widei [1, 0] [2, 3] [1, 1] : tensor<2x3xi32> to tensor<1x3xi32>
+  %partb = grad.slice %tb [0, 1] [2, 3] [1, 1] : tensor<2x3xi1> to tensor<2x2xi1>
+  %pad = grad.pad %part low [0, 0] high [0, 0] interior [0, 1] value -1.5
+    : tensor<2x2xf32> to tensor<2x3xf32>
+  %padi = grad.pad %parti low [1, 0] high [0, 0] interior [0, 0] value 7
+    : tensor<1x3xi32> to tensor<2x3xi32>
+  %padb = grad.pad %partb low [0, 1] high [0, 0] interior [0, 0] value true
+    : tensor<2x2xi1> to tensor<2x3xi1>
+  %flip = grad.reverse %pad [1] : tensor<2x3xf32>
+  %flipi = grad.reverse %padi [0, 1] : tensor<2x3xi32>
+  %flipb = grad.reverse %padb [0] : tensor<2x3xi1>
+  %half = grad.slice %flip [0, 0] [1, 3] [1, 1] : tensor<2x3xf32> to tensor<1x3xf32>
+  %cat = grad.concat %half, %half [0]
+    : tensor<1x3xf32>, tensor<1x3xf32> to tensor<2x3xf32>
+  %cati = grad.concat %flipi, %flipi [0]
+    : tensor<2x3xi32>, tensor<2x3xi32> to tensor<4x3xi32>
+  %cati2 = grad.slice %cati [1, 0] [3, 3] [1, 1] : tensor<4x3xi32> to tensor<2x3xi32>
+  %bcol = grad.slice %flipb [0, 0] [2, 1] [1, 1] : tensor<2x3xi1> to tensor<2x1xi1>
+  %catb = grad.concat %bcol, %bcol, %bcol [1]
+    : tensor<2x1xi1>, tensor<2x1xi1>, tensor<2x1xi1> to tensor<2x3xi1>
+  %out = grad.add %cat, %mul : tensor<2x3xf32>
+  %outi = grad.add %cati2, %wherei : tensor<2x3xi32>
+  %outb = grad.and %catb, %detachb : tensor<2x3xi1>
+  func.return %out, %outi, %outb, %batched, %batched2
+    : tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xi1>, tensor<2x3x3xf32>,
+      tensor<2x2x4x4xf32>
+}
+"""
+"""Every op that `convert-grad-to-standard` lowers, of every element type it
+takes (`load` and `store` are `slots-to-tensors`'s)."""
+
+
+def grad_op_counts(module: ModuleOp) -> Counter[str]:
+    return Counter(op.name for op in module.walk() if op.dialect_name() == "grad")
+
+
+def test_one_lowering_pattern_per_op() -> None:
+    """Each pattern on its own lowers every op of one name, whatever its
+    element type, and leaves the others; the patterns together lower every
+    op of `Grad` (but load, store and the differentiation ops)."""
+    module = Parser(make_context(), EVERY_OP_OF_EVERY_TYPE).parse_module()
+    before = grad_op_counts(module)
+    unlowered = (LoadOp, StoreOp, DifferentiationOp)
+    assert before.keys() == {
+        op.name for op in Grad.operations if not issubclass(op, unlowered)
+    }
+    lowered = []
+    for pattern in PATTERNS:
+        alone = module.clone()
+        PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(alone)
+        after = grad_op_counts(alone)
+        changed = [name for name in before if after[name] != before[name]]
+        assert len(changed) == 1, f"{pattern} changes {changed}"
+        assert after[changed[0]] == 0, f"{pattern} leaves some {changed[0]}"
+        lowered += changed
+    assert sorted(lowered) == sorted(before)
+
+
+@needs_iree
+def test_every_op_of_every_type_runs() -> None:
+    check_program(Program(EVERY_OP_OF_EVERY_TYPE))
+
+
+# --- slice, pad, reverse, concat and the batched dot on random shapes -------
+
+PAD_VALUES = {
+    "f32": ["0.0", "-0.0", "1.5", "-2.5e3", "0x7FC00000", "0xFF800000"],
+    "i32": ["0", "-7", "2147483647", "-2147483648"],
+    "i1": ["true", "false"],
+}
+"""Pad literals: signed zeros, NaN and -inf as bit patterns, i32 extremes."""
+
+
+def tensor_text(shape: list[int], element: str) -> str:
+    return f"tensor<{''.join(f'{n}x' for n in shape)}{element}>"
+
+
+def data_movement_function(
+    name: str, kind: str, element: str, rng: np.random.Generator
+) -> str:
+    """A function of one `kind` op (slice, pad, reverse or concat) on random
+    shapes of rank 1 to 3, sizes 0 to 4 (0 one time in ten); a slice is
+    empty along a dim one time in ten, else starts before the end."""
+
+    def size() -> int:
+        return 0 if rng.random() < 0.1 else int(rng.integers(1, 5))
+
+    def bounds(n: int) -> tuple[int, int]:
+        if n == 0 or rng.random() < 0.1:
+            start = int(rng.integers(0, n + 1))
+            return start, start
+        start = int(rng.integers(0, n))
+        return start, int(rng.integers(start + 1, n + 1))
+
+    rank = int(rng.integers(1, 4))
+    shape = [size() for _ in range(rank)]
+    inputs = [shape]
+    result = list(shape)
+    if kind == "slice":
+        start, limit = (list(b) for b in zip(*map(bounds, shape), strict=True))
+        stride = [int(rng.integers(1, 4)) for _ in shape]
+        result = [
+            -(-(e - s) // k) for s, e, k in zip(start, limit, stride, strict=True)
+        ]
+        op = f"grad.slice %a0 {start} {limit} {stride}"
+    elif kind == "pad":
+        low, high, interior = (
+            [int(rng.integers(0, 3)) for _ in shape] for _ in range(3)
+        )
+        result = [
+            lo + n + max(n - 1, 0) * i + hi
+            for n, lo, hi, i in zip(shape, low, high, interior, strict=True)
+        ]
+        value = PAD_VALUES[element][int(rng.integers(len(PAD_VALUES[element])))]
+        op = f"grad.pad %a0 low {low} high {high} interior {interior} value {value}"
+    elif kind == "reverse":
+        dims = [d for d in range(rank) if rng.random() < 0.6] or [rank - 1]
+        op = f"grad.reverse %a0 {dims}"
+    else:
+        axis = int(rng.integers(rank))
+        inputs = []
+        for _ in range(int(rng.integers(2, 5))):
+            operand = list(shape)
+            operand[axis] = int(rng.integers(0, 4))
+            inputs.append(operand)
+        result[axis] = sum(operand[axis] for operand in inputs)
+        names = ", ".join(f"%a{i}" for i in range(len(inputs)))
+        op = f"grad.concat {names} [{axis}]"
+    types = [tensor_text(shape, element) for shape in inputs]
+    r = tensor_text(result, element)
+    arguments = ", ".join(f"%a{i}: {t}" for i, t in enumerate(types))
+    signature = ", ".join(types) + f" to {r}" if kind == "concat" else types[0]
+    if kind in ("slice", "pad"):
+        signature += f" to {r}"
+    return f"""func.func @{name}({arguments}) -> {r} {{
+  %r = {op} : {signature}
+  func.return %r : {r}
+}}"""
+
+
+@needs_iree
+@pytest.mark.parametrize("element", ["f32", "i32", "i1"])
+def test_data_movement_on_random_shapes(element: str) -> None:
+    """slice (strided), pad (interior, every kind of pad value), reverse and
+    concat (2 to 4 operands), size-0 dims included, are bit-exact on IREE."""
+    rng = np.random.default_rng({"f32": 0, "i32": 1, "i1": 2}[element])
+    kinds = ["slice", "pad", "reverse", "concat"] * 8
+    functions = [
+        data_movement_function(f"f{i}_{kind}", kind, element, rng)
+        for i, kind in enumerate(kinds)
+    ]
+    program = Program("\n".join(functions))
+    assert is_exact(program)
+    for i, kind in enumerate(kinds):
+        check_program(program, f"f{i}_{kind}", seed=i)
+
+
+def dot_function(name: str, batch: int, k: int | None, rng: np.random.Generator) -> str:
+    """A dot with `batch` batch dims and inner size `k` (random if None, as
+    the others: 0 to 3)."""
+    sizes = [int(rng.integers(0, 4)) for _ in range(batch + 3)]
+    *b, m, n, inner = sizes
+    inner = inner if k is None else k
+    lhs, rhs = tensor_text([*b, m, inner], "f32"), tensor_text([*b, inner, n], "f32")
+    r = tensor_text([*b, m, n], "f32")
+    return f"""func.func @{name}(%a: {lhs}, %b: {rhs}) -> {r} {{
+  %r = grad.dot %a, %b : {lhs}, {rhs} to {r}
+  func.return %r : {r}
+}}"""
+
+
+@needs_iree
+@pytest.mark.parametrize("exact", [True, False], ids=["k01", "any-k"])
+def test_dot_on_random_shapes(exact: bool) -> None:
+    """Plain and batched dots (batch rank 1 and 2), size-0 dims included; with
+    inner size 0 or 1 there is nothing to reassociate, so the bits agree."""
+    rng = np.random.default_rng(7 if exact else 8)
+    entries, functions = [], []
+    for i in range(18):
+        batch = i % 3
+        k = int(rng.integers(0, 2)) if exact else None
+        entries.append(f"dot{i}_batch{batch}")
+        functions.append(dot_function(entries[-1], batch, k, rng))
+    program = Program("\n".join(functions))
+    assert is_exact(program) == exact
+    for i, entry in enumerate(entries):
+        check_program(program, entry, seed=i)
 
 
 # --- the exact ops on special values -------------------------------------------
@@ -369,8 +648,10 @@ def test_example(path: Path) -> None:
 def random_program(rng: np.random.Generator, kinds: str) -> str:
     """A random f32 program on two 2x3 inputs whose loss is the sum of its last
     value, returning the loss, that value and the gradient for both inputs.
-    `kinds` is `exact` (elementwise and shape ops), `dot` (also matrix
-    products) or `math` (also sin, exp2 and log2, on bounded operands)."""
+    `kinds` is `exact` (elementwise and shape ops), `slicing` (also slice,
+    pad, reverse and concat), `dot` (also matrix products, batched with one
+    and two batch dims) or `math` (also sin, exp2 and log2, on bounded
+    operands)."""
     lines: list[str] = []
     values = ["%x0", "%x1"]
     t = "tensor<2x3xf32>"
@@ -384,8 +665,10 @@ def random_program(rng: np.random.Generator, kinds: str) -> str:
         return values[int(rng.integers(len(values)))]
 
     choices = ["add", "mul", "neg", "max", "where", "recip", "sum-rows", "transpose"]
+    if kinds == "slicing":
+        choices += ["slice-pad", "reverse", "concat-slice"] * 2
     if kinds == "dot":
-        choices += ["dot"] * 3
+        choices += ["dot", "batched"] * 2
     if kinds == "math":
         choices += ["sin", "exp2", "log2"] * 2
     for _ in range(int(rng.integers(5, 12))):
@@ -410,6 +693,48 @@ def random_program(rng: np.random.Generator, kinds: str) -> str:
         elif op == "transpose":
             swapped = new(f"grad.permute {a} [1, 0] : {t} to tensor<3x2xf32>")
             value = new(f"grad.reshape {swapped} : tensor<3x2xf32> to {t}")
+        elif op == "slice-pad" and rng.random() < 0.5:
+            # columns 0 and 2, and zeros between them
+            part = new(f"grad.slice {a} [0, 0] [2, 3] [1, 2] : {t} to tensor<2x2xf32>")
+            value = new(
+                f"grad.pad {part} low [0, 0] high [0, 0] interior [0, 1] value 0.0"
+                f" : tensor<2x2xf32> to {t}"
+            )
+        elif op == "slice-pad":
+            # row 1 below a row of -1.5
+            part = new(f"grad.slice {a} [1, 0] [2, 3] [1, 1] : {t} to tensor<1x3xf32>")
+            value = new(
+                f"grad.pad {part} low [1, 0] high [0, 0] interior [0, 0] value -1.5"
+                f" : tensor<1x3xf32> to {t}"
+            )
+        elif op == "reverse":
+            dims = [[0], [1], [0, 1]][int(rng.integers(3))]
+            value = new(f"grad.reverse {a} {dims} : {t}")
+        elif op == "concat-slice" and rng.random() < 0.5:
+            rows = new(f"grad.concat {a}, {b} [0] : {t}, {t} to tensor<4x3xf32>")
+            value = new(
+                f"grad.slice {rows} [1, 0] [4, 3] [2, 1] : tensor<4x3xf32> to {t}"
+            )
+        elif op == "concat-slice":
+            c, w = pick(), "tensor<2x9xf32>"
+            columns = new(f"grad.concat {a}, {b}, {c} [1] : {t}, {t}, {t} to {w}")
+            value = new(f"grad.slice {columns} [0, 1] [2, 9] [1, 3] : {w} to {t}")
+        elif op == "batched" and rng.random() < 0.5:
+            # a sum of outer products, one per row: batch rank 1
+            column = new(f"grad.reshape {a} : {t} to tensor<2x3x1xf32>")
+            row = new(f"grad.reshape {b} : {t} to tensor<2x1x3xf32>")
+            outer = new(
+                f"grad.dot {column}, {row} : tensor<2x3x1xf32>, tensor<2x1x3xf32>"
+                " to tensor<2x3x3xf32>"
+            )
+            value = new(f"grad.reduce add {outer} [2] : tensor<2x3x3xf32> to {t}")
+        elif op == "batched":
+            # the elementwise product as 1x1 matrices: batch rank 2
+            u = "tensor<2x3x1x1xf32>"
+            lhs = new(f"grad.reshape {a} : {t} to {u}")
+            rhs = new(f"grad.reshape {b} : {t} to {u}")
+            product = new(f"grad.dot {lhs}, {rhs} : {u}, {u} to {u}")
+            value = new(f"grad.reshape {product} : {u} to {t}")
         else:
             bt = new(f"grad.permute {b} [1, 0] : {t} to tensor<3x2xf32>")
             square = new(
@@ -431,13 +756,14 @@ def random_program(rng: np.random.Generator, kinds: str) -> str:
 @pytest.mark.parametrize(
     ("kinds", "seed"),
     [("exact", s) for s in range(8)]
-    + [("dot", s) for s in range(4)]
+    + [("slicing", s) for s in range(6)]
+    + [("dot", s) for s in range(6)]
     + [("math", s) for s in range(4)],
 )
 def test_random_program(kinds: str, seed: int) -> None:
-    """The loss is a sum (compared within tolerance); with elementwise and
-    shape ops only, the last value and the gradients must be bit-exact, since
-    the gradient of a sum is a broadcast."""
+    """The loss is a sum (compared within tolerance); with elementwise, shape
+    and slicing ops only, the last value and the gradients must be bit-exact,
+    since the gradient of a sum is a broadcast."""
     rng = np.random.default_rng(1000 + seed)
     text = random_program(rng, kinds)
     program = Program(text)
@@ -446,7 +772,7 @@ def test_random_program(kinds: str, seed: int) -> None:
     actual = program.run(args=args, backend="iree").results
     assert_agree(expected[0], actual[0], exact=False)
     for want, got in zip(expected[1:], actual[1:], strict=True):
-        assert_agree(want, got, exact=kinds == "exact")
+        assert_agree(want, got, exact=kinds in ("exact", "slicing"))
 
 
 # --- the backend's interface ---------------------------------------------------
