@@ -55,3 +55,14 @@ def where(op: Operation) -> str:
         return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
     named = next((r.name_hint for r in op.results if r.name_hint), None)
     return f"'{op.name}'" + (f" %{named}" if named else "")
+
+
+def without_op_name(message: str, op: Operation) -> str:
+    """`message` without a leading mention of `op`'s name, which a report
+    quoting the op already starts with: xDSL writes some messages as
+    `Operation test.op terminates ...`, and `'test.op' op Operation test.op
+    terminates ...` stutters."""
+    for prefix in (f"'{op.name}' op ", f"Operation {op.name} ", f"{op.name}: "):
+        if message.startswith(prefix):
+            return message[len(prefix) :]
+    return message
