@@ -3,7 +3,8 @@ and the validity rules of SPEC §4 that the differentiation ops verify.
 
 The check starts from the loss and only looks at what the loss depends on
 through f32 values (plus memory edges and values captured by regions); among
-those, only ops that a target's influence flows through need a rule.
+those, only ops that a target's influence flows through need a rule, and only
+computed targets are value-numbered against them (rule 6).
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.dialects.scf import ForOp
-from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
-from xdsl.traits import ConstantLike
+from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.traits import ConstantLike, is_side_effect_free
 
 from gradopt.dialect.derivative import DifferentiationOp, derivative_of
 from gradopt.dialect.errors import OpError
-from gradopt.dialect.ops import LoadOp, StoreOp
+from gradopt.dialect.ops import LoadOp, ReduceOp, StoreOp
 from gradopt.dialect.types import is_f32_tensor
 
 Inputs = Callable[[SSAValue], Sequence[SSAValue]]
@@ -207,30 +209,91 @@ def check_differentiable(
     _check_path(op, loss, targets)
 
 
-_CHECKED_LOSSES: ContextVar[set[SSAValue] | None] = ContextVar(
-    "gradopt_checked_losses", default=None
-)
+class ValueNumbering:
+    """Value numbers as `cse` run to a fixed point would give them: two values
+    get one number when their ops have the same name, properties, attributes
+    and result types, the same result index, and operands of equal numbers
+    (SPEC §4 rule 6). Only side-effect-free ops without regions are merged by
+    `cse` here; any other value is a number of its own.
+
+    Each value is numbered once, however many losses and targets ask, so one
+    verification of a module hash-conses each graph once."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[SSAValue, int] = {}
+        self._keys: dict[tuple[object, ...], int] = {}
+
+    def __call__(self, value: SSAValue) -> int:
+        if (known := self._numbers.get(value)) is not None:
+            return known
+        for v in post_order(value, self._unnumbered_operands):
+            if v not in self._numbers:
+                self._numbers[v] = self._number(v)
+        return self._numbers[value]
+
+    def _unnumbered_operands(self, value: SSAValue) -> Sequence[SSAValue]:
+        if not (isinstance(value, OpResult) and mergeable(value.op)):
+            return ()
+        return [o for o in value.op.operands if o not in self._numbers]
+
+    def _number(self, value: SSAValue) -> int:
+        if not (isinstance(value, OpResult) and mergeable(value.op)):
+            return self._keys.setdefault(("unique", value), len(self._keys))
+        op = value.op
+        key = (
+            op.name,
+            _sorted_items(op.properties),
+            _sorted_items(op.attributes),
+            op.result_types,
+            tuple(self._numbers[o] for o in op.operands),
+            value.index,
+        )
+        return self._keys.setdefault(key, len(self._keys))
+
+
+def _sorted_items(attributes: dict[str, Attribute]) -> tuple[object, ...]:
+    return tuple(sorted(attributes.items(), key=lambda item: item[0]))
+
+
+def mergeable(op: Operation) -> bool:
+    """Whether `cse` may merge `op` with an equal op: it has no side effect and
+    no region (an op with regions is left alone by this numbering)."""
+    return not op.regions and is_side_effect_free(op)
+
+
+class _Shared:
+    """What one verification of a module computes once for all its
+    differentiation ops: the losses whose paths are checked, the value
+    numbering, and each loss's values by number."""
+
+    def __init__(self) -> None:
+        self.checked: set[SSAValue] = set()
+        self.numbering = ValueNumbering()
+
+
+_SHARED: ContextVar[_Shared | None] = ContextVar("gradopt_shared", default=None)
 
 
 @contextmanager
 def shared_path_checks() -> Iterator[None]:
     """Within this context (one verification of a module), the paths of all the
     differentiation ops of one loss are checked once, for all their targets
-    together, rather than once per op: many gradient ops of a big loss cost one
-    walk over it."""
-    token = _CHECKED_LOSSES.set(set())
+    together, rather than once per op, and values are numbered once: many
+    gradient ops of a big loss cost one walk over it."""
+    token = _SHARED.set(_Shared())
     try:
         yield
     finally:
-        _CHECKED_LOSSES.reset(token)
+        _SHARED.reset(token)
 
 
 def _check_path(
     op: DifferentiationOp, loss: SSAValue, targets: Sequence[SSAValue]
 ) -> None:
-    checked = _CHECKED_LOSSES.get()
-    if checked is None:
-        return _find_rule_less_op(op, loss, targets)
+    shared = _SHARED.get()
+    if shared is None:
+        return _check_graph(op, loss, targets, ValueNumbering())
+    checked, numbering = shared.checked, shared.numbering
     if loss in checked:
         return
     users = {u.operation for u in loss.uses if u.index == 0}
@@ -241,20 +304,34 @@ def _check_path(
         for t in user.differentiated
     ]
     try:
-        _find_rule_less_op(op, loss, together)
+        _check_graph(op, loss, together, numbering)
     except OpError:
-        _find_rule_less_op(op, loss, targets)
+        _check_graph(op, loss, targets, numbering)
         return
     checked.add(loss)
 
 
-def _find_rule_less_op(
-    op: DifferentiationOp, loss: SSAValue, targets: Sequence[SSAValue]
+def _check_graph(
+    op: DifferentiationOp,
+    loss: SSAValue,
+    targets: Sequence[SSAValue],
+    numbering: ValueNumbering,
 ) -> None:
-    """Raise an error on `op` if an op without a rule lies between `targets`
-    and `loss`."""
+    """Rules 5 and 6 for `targets` of `op`, in one walk of the loss's graph."""
     inputs = _Dependence()
     order = post_order(loss, inputs)
+    _find_rule_less_op(op, order, inputs, targets)
+    _find_twin(op, order, targets, numbering)
+
+
+def _find_rule_less_op(
+    op: DifferentiationOp,
+    order: Sequence[SSAValue],
+    inputs: _Dependence,
+    targets: Sequence[SSAValue],
+) -> None:
+    """Raise an error on `op` if an op without a rule lies between `targets`
+    and the loss (`order`: the post-order of what it depends on)."""
     reached = depends_on(order, set(targets), inputs)
     for value in order:
         if not isinstance(value, OpResult) or not any(
@@ -274,16 +351,65 @@ def _find_rule_less_op(
         raise no_rule_error(op, node, stores)
 
 
+def _find_twin(
+    op: DifferentiationOp,
+    order: Sequence[SSAValue],
+    targets: Sequence[SSAValue],
+    numbering: ValueNumbering,
+) -> None:
+    """SPEC §4 rule 6: raise an error on `op` if a computed target has a twin
+    (an equal value that `cse` would merge with it) that the loss depends on.
+    Nothing is numbered unless some target is a computed value."""
+    computed = [
+        (i, t)
+        for i, t in enumerate(targets)
+        if isinstance(t, OpResult) and mergeable(t.op)
+    ]
+    if not computed:
+        return
+    wanted: dict[int, list[tuple[int, OpResult]]] = {}
+    for i, t in computed:
+        wanted.setdefault(numbering(t), []).append((i, t))
+    for value in order:
+        for index, target in wanted.get(numbering(value), ()):
+            if target is value:
+                continue
+            assert isinstance(value, OpResult)
+            raise OpError(
+                op,
+                f"target has a structurally equal twin {_at(value.op)}; cse would "
+                f"merge them and change this gradient (target {index})",
+                [(value.op, "the twin is here"), (target.op, "the target is here")],
+            )
+
+
+def _at(op: Operation) -> str:
+    """Where `op` is, for a message: `at LINE:COL`, or its name and result."""
+    if isinstance(op.location, FileLineColLoc):
+        return f"at {op.location.line.data}:{op.location.column.data}"
+    named = next((r.name_hint for r in op.results if r.name_hint), None)
+    return f"at '{op.name}'" + (f" %{named}" if named else "")
+
+
+def display_name(op: Operation) -> str:
+    """The op's name as a diagnostic quotes it: with its kind where the kind
+    decides whether it has a rule (`'grad.reduce mul'`)."""
+    if isinstance(op, ReduceOp):
+        return f"{op.name} {op.kind.data}"
+    return op.name
+
+
 def no_rule_error(
     op: Operation, node: Operation, stores: Sequence[StoreOp] = ()
 ) -> OpError:
     """SPEC §4 rule 5: `node`, on a path of differentiation op `op`, has no
     derivative (`stores`: where path values reached a load through memory)."""
-    notes = [(node, f"'{node.name}' is here")]
+    name = display_name(node)
+    notes = [(node, f"'{name}' is here")]
     notes += [(s, "a value on the path is stored into the slot here") for s in stores]
     return OpError(
         op,
-        f"'{node.name}' lies on the path from the target to the loss and has no "
+        f"'{name}' lies on the path from the target to the loss and has no "
         "gradient rule",
         notes,
     )

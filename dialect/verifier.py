@@ -2,62 +2,109 @@
 
 xDSL's verifier reports a failure by dumping the whole module and checks no
 dominance; this one names the failing op, so that the drivers can point at its
-source line, and checks what MLIR checks of single-block regions.
+source line, and checks what MLIR checks of dominance. It visits ops in
+xDSL's order (an op's regions before the op itself), so that a module with
+several errors reports the one `xdsl-opt` reports.
 """
 
 from __future__ import annotations
 
+from xdsl.dialects.builtin import UnregisteredOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
-from gradopt.dialect.errors import OpError
+from gradopt.dialect.errors import OpError, without_op_name
 from gradopt.dialect.paths import shared_path_checks
+
+GRAPH_REGION_OPS = frozenset({"builtin.module", "equivalence.graph"})
+"""Ops whose regions are graph regions, where a value may be used before its
+definition (MLIR's `RegionKindInterface`, which xDSL does not have):
+`builtin.module` is one in MLIR, and xDSL's e-graphs (`equivalence.graph`)
+are graphs with cycles by design."""
+
+CYCLIC_OPS = frozenset({"equivalence.class", "equivalence.const_class"})
+"""Ops that may read a value defined after them in any region: xDSL's
+e-classes, which its equality-saturation passes place straight in function
+bodies, where an e-class is an operand of the ops it contains."""
+
+
+def has_ssa_dominance(op: Operation) -> bool:
+    """Whether `op`'s regions are SSACFG regions, in which every use must be
+    dominated by its definition. As in MLIR, the regions of an op known to be
+    a graph region op, or of an unregistered op (whose kind nobody knows), are
+    graph regions; those of every other op (`func.func`, `scf.for`, ...) are
+    SSACFG regions."""
+    return op.name not in GRAPH_REGION_OPS and not isinstance(op, UnregisteredOp)
 
 
 def verify_module(module: Operation) -> None:
-    """Verify every op of `module`, raising an `OpError` for the first that fails."""
+    """Verify every op of `module`, raising an `OpError` for the first that
+    fails (in xDSL's order), then check dominance."""
     with shared_path_checks():
-        for op in module.walk():
-            try:
-                op.verify(verify_nested_ops=False)
-            except VerifyException as error:
-                raise OpError(op, str(error)) from None
-            _check_not_empty(op)
-    _check_dominance(module)
+        _verify(module)
+    _check_dominance(module, set())
 
 
-def _check_not_empty(op: Operation) -> None:
+def _verify(op: Operation) -> None:
+    """As xDSL's `Operation.verify`: the ops of each block, then the block's
+    emptiness, and the op itself once its regions verify."""
+    for index, region in enumerate(op.regions):
+        for block in region.blocks:
+            for inner in block.ops:
+                _verify(inner)
+            _check_not_empty(op, index)
+    try:
+        # through the class: grad-opt lets `verify_module` stand for the
+        # module's `verify` while xDSL's pass callback runs
+        type(op).verify(op, verify_nested_ops=False)
+    except OpError:
+        raise
+    except VerifyException as error:
+        raise OpError(op, without_op_name(str(error), op)) from None
+
+
+def _check_not_empty(op: Operation, index: int) -> None:
     """A single-block region needs at least a terminator (`func.return`, ...).
 
     xDSL checks this when it verifies a block, which `verify_nested_ops=False`
     skips; an empty function body then ran as if it returned nothing."""
-    if op.has_trait(NoTerminator):
-        return
-    for i, region in enumerate(op.regions):
-        if len(region.blocks) == 1 and region.block.first_op is None:
-            raise OpError(
-                op, f"region #{i} is empty: its block needs at least a terminator"
-            )
+    region = op.regions[index]
+    if (
+        len(region.blocks) == 1
+        and region.block.first_op is None
+        and not op.has_trait(NoTerminator)
+    ):
+        raise OpError(
+            op, f"region #{index} is empty: its block needs at least a terminator"
+        )
 
 
-def _check_dominance(op: Operation, visible: set[SSAValue] | None = None) -> None:
-    """Every operand is defined before its use, in its block or an enclosing one,
-    as MLIR requires of single-block regions (xDSL's verifier does not check
-    this, and its parser accepts forward references)."""
-    visible = set() if visible is None else visible
+def _check_dominance(op: Operation, visible: set[SSAValue]) -> None:
+    """Every operand is defined before its use, in its block or an enclosing
+    one, within the single-block SSACFG regions of `op` (xDSL's verifier does
+    not check this, and its parser accepts forward references). In a graph
+    region every value of the block is visible to all its ops, and to the ops
+    nested in them."""
+    ssa = has_ssa_dominance(op)
     for region in op.regions:
         if len(region.blocks) != 1:
             continue
         block = region.block
         added: list[SSAValue] = [*block.args]
-        visible.update(block.args)
+        if not ssa:
+            added += [r for inner in block.ops for r in inner.results]
+        visible.update(added)
         for inner in block.ops:
-            for index, operand in enumerate(inner.operands):
-                if operand not in visible:
-                    raise OpError(inner, f"operand #{index} does not dominate this use")
+            if ssa and inner.name not in CYCLIC_OPS:
+                for index, operand in enumerate(inner.operands):
+                    if operand not in visible:
+                        raise OpError(
+                            inner, f"operand #{index} does not dominate this use"
+                        )
             if inner.regions:
                 _check_dominance(inner, visible)
-            visible.update(inner.results)
-            added += inner.results
+            if ssa:
+                visible.update(inner.results)
+                added += inner.results
         visible.difference_update(added)

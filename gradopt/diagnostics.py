@@ -9,9 +9,10 @@ line and a caret.
 
 from __future__ import annotations
 
+import difflib
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -70,6 +71,12 @@ def locate(
     )
 
 
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`; did you mean 'NAME'?` for the known name nearest to `name`, or ''."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
 _NEWLINE = re.compile("\n")
 _UNREGISTERED = re.compile(r"Operation (\S+) is not registered")
 _PLAIN_TYPE = re.compile(r"(?:tensor|memref)<(?:[0-9]+x)*(?:f32|i32|i1)>")
@@ -94,9 +101,21 @@ class _LinearLexer(MLIRLexer):
 
 class LocatedParser(Parser):
     """A parser that records each op's source position as its location (and
-    lexes with `_LinearLexer`)."""
+    lexes with `_LinearLexer`).
 
-    def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
+    An unknown op is reported at the op, with the nearest op name of its
+    dialect, or with `hints[name]`: how to write an op that users expect but
+    that the dialect does not have (`'grad.exp' is not an op: ...`)."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        text: str,
+        name: str,
+        line_offset: int = 0,
+        hints: Mapping[str, str] | None = None,
+    ):
+        self._hints = hints or {}
         self._file = StringAttr(name)
         self._line_offset = line_offset
         self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
@@ -141,14 +160,26 @@ class LocatedParser(Parser):
             if unknown is None or isinstance(error, _UnknownOpError):
                 raise
             span = Span(start, start, self.lexer.input)
-            message = f"unknown operation '{unknown.group(1)}'"
-            raise _UnknownOpError(span, message) from None
+            raise _UnknownOpError(span, self._unknown(unknown.group(1))) from None
         if not isinstance(op.location, FileLineColLoc):
             where = self.location(start)
             op.location = FileLineColLoc(
                 self._file, IntAttr(where.line), IntAttr(where.column)
             )
         return op
+
+    def _unknown(self, name: str) -> str:
+        if (hint := self._hints.get(name)) is not None:
+            return f"'{name}' is not an op: {hint}"
+        if "." not in name:
+            return f"unknown operation '{name}'"
+        prefix, short = name.split(".", 1)
+        dialect = self.ctx.get_optional_dialect(prefix)
+        known = (
+            [op.name.split(".", 1)[1] for op in dialect.operations] if dialect else []
+        )
+        hint = did_you_mean(short, known).replace("'", f"'{prefix}.", 1)
+        return f"unknown operation '{name}'{hint}"
 
     def resolve_operand(
         self, operand: UnresolvedOperand, type: AttributeInvT
@@ -188,10 +219,16 @@ class LocatedParser(Parser):
 
 
 def parse_module(
-    ctx: Context, text: str, name: str, line_offset: int = 0, implicit: bool = True
+    ctx: Context,
+    text: str,
+    name: str,
+    line_offset: int = 0,
+    implicit: bool = True,
+    hints: Mapping[str, str] | None = None,
 ) -> ModuleOp:
-    """Parse `text`, raising a `LocatedError` for any problem in it."""
-    parser = LocatedParser(ctx, text, name, line_offset)
+    """Parse `text`, raising a `LocatedError` for any problem in it (`hints`:
+    see `LocatedParser`)."""
+    parser = LocatedParser(ctx, text, name, line_offset, hints)
     if implicit and parser.at_end():
         return ModuleOp([])  # an empty input is an empty module, as in MLIR
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 from xdsl.universe import Universe
+from xdsl.utils.target import Target
 
 
 def get_grad_dialect() -> Dialect:
@@ -41,6 +42,18 @@ def get_convert_grad_to_standard() -> type[ModulePass]:
     return ConvertGradToStandardPass
 
 
+def get_print_op_graph() -> type[ModulePass]:
+    from gradopt.passes.print_op_graph import PrintOpGraphPass
+
+    return PrintOpGraphPass
+
+
+def get_dot_target() -> type[Target]:
+    from gradopt.passes.print_op_graph import DotTarget
+
+    return DotTarget
+
+
 GRADOPT_UNIVERSE = Universe(
     all_dialects={"grad": get_grad_dialect},
     all_passes={
@@ -48,5 +61,7 @@ GRADOPT_UNIVERSE = Universe(
         "expand-jvp": get_expand_jvp,
         "slots-to-tensors": get_slots_to_tensors,
         "convert-grad-to-standard": get_convert_grad_to_standard,
+        "print-op-graph": get_print_op_graph,
     },
+    all_targets={"dot": get_dot_target},
 )

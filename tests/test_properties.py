@@ -286,14 +286,10 @@ def test_canonicalize_before_expansion_keeps_a_gradient() -> None:
     assert g == -1.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="cse merges an op whose result is a target with an equal op, so the "
-    "gradient is taken w.r.t. both uses",
-)
-def test_cse_before_expansion_keeps_a_gradient() -> None:
+def test_a_target_with_a_twin_is_refused_as_cse_would_change_its_gradient() -> None:
     """d(a·b)/da is b = sin x, though a and b are equal ops; after `cse`, b is
-    a, and the gradient is 2 sin x."""
+    a, and the gradient would be 2 sin x. SPEC §4 rule 6 refuses the program,
+    so no pipeline can give either answer."""
     text = """
     func.func @main(%x: tensor<f32>) -> tensor<f32> {
       %a = grad.sin %x : tensor<f32>
@@ -303,5 +299,5 @@ def test_cse_before_expansion_keeps_a_gradient() -> None:
       func.return %g : tensor<f32>
     }
     """
-    (g,) = run_text(grad_opt(text, "-p", "cse"), [np.float32(1.0)])
-    assert g == np.sin(np.float32(1.0))
+    with pytest.raises(gradopt.GradoptError, match="structurally equal twin at 4:7"):
+        gradopt.run(text, args=[np.float32(1.0)])

@@ -1,19 +1,28 @@
 """`grad-opt`: xDSL's opt driver with the `grad` dialect and gradopt's passes.
 
-Unlike `xdsl-opt`, every error is reported as `FILE:LINE:COL: error: MESSAGE`
-with the source line, exit status 1, no traceback, and no partial output.
+It is `xDSLOptMain` with three hooks changed: the parser (gradopt's
+`LocatedParser`, which records each op's source location), the verification
+between passes (gradopt's `verify_module`, which names the failing op and
+checks dominance), and the reporting of errors: every error is
+`FILE:LINE:COL: error: MESSAGE` with the source line, exit status 1, no
+traceback, and no partial output. Pipelines, input splitting, targets and
+`--time-passes` / `--print-between-passes` are xDSL's own.
 """
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import sys
-import time
-from collections.abc import Sequence
-from io import StringIO
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from io import BytesIO, StringIO
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass, PassPipeline
-from xdsl.printer import Printer
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -24,11 +33,24 @@ from gradopt.diagnostics import (
     locate,
     parse_module,
 )
-from gradopt.dialect.errors import OpError
+from gradopt.dialect.errors import OpError, without_op_name
+from gradopt.dialect.hints import MISSING_OPS
 from gradopt.dialect.verifier import verify_module
+from gradopt.tools import versions
+from gradopt.tools.pipeline import check_pipeline
 from gradopt.universe import GRADOPT_UNIVERSE
 
 SPLIT_MARKER = "// -----"
+
+
+def gradopt_passes() -> str:
+    """gradopt's passes, one line each, for the end of `--help`."""
+    lines = ["gradopt's passes (with every xDSL pass):"]
+    for name, factory in GRADOPT_UNIVERSE.all_passes.items():
+        paragraph = (factory().__doc__ or "").strip().split("\n\n", 1)[0]
+        sentence = " ".join(paragraph.split()).split(". ", 1)[0].rstrip(".")
+        lines.append(f"  {name:26} {sentence}")
+    return "\n".join(lines)
 
 
 class GradOptMain(xDSLOptMain):
@@ -44,49 +66,80 @@ class GradOptMain(xDSLOptMain):
         for name, factory in GRADOPT_UNIVERSE.all_passes.items():
             self.available_passes.setdefault(name, factory)
 
-    def setup_pipeline(self) -> None:
-        started = time.perf_counter()
+    def register_all_targets(self) -> None:
+        super().register_all_targets()
+        for name, factory in GRADOPT_UNIVERSE.all_targets.items():
+            self.available_targets.setdefault(name, factory)
 
-        def between_passes(
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        self.version_format = f"grad-opt: {versions()}"
+        super().register_all_arguments(arg_parser)
+        # the list of gradopt's passes imports them: only when help is asked for
+        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        format_help = arg_parser.format_help
+
+        def with_passes() -> str:
+            arg_parser.epilog = gradopt_passes()
+            return format_help()
+
+        arg_parser.format_help = with_passes
+
+    def setup_pipeline(self) -> None:
+        """xDSL's pipeline, once `check_pipeline` has accepted it (it raises a
+        one-line `PipelineError` for a malformed one, and unwraps MLIR's
+        `builtin.module(...)`), with gradopt's verification between passes.
+
+        xDSL's callback between passes prints the time of each pass, verifies
+        with `module.verify()` and prints the IR; it is kept as it is, with
+        the module's `verify` standing for `verify_module` while it runs, so
+        that the order of those steps, and what each prints, is xDSL's."""
+        self.args.passes = check_pipeline(self.args.passes, self.available_passes)
+        super().setup_pipeline()
+        xdsl_callback = self.pipeline.callback
+        assert xdsl_callback is not None
+
+        def callback(
             previous: ModulePass | None, module: ModuleOp, following: ModulePass | None
         ) -> None:
-            nonlocal started
-            if self.args.time_passes and previous is not None:
-                took = time.perf_counter() - started
-                print(f"Pass {previous.name} took {took} seconds")
-            if not self.args.disable_verify:
-                verify_module(module)
-            if previous and following and self.args.print_between_passes:
-                print(f"IR after {previous.name}:")
-                Printer(stream=sys.stdout).print_op(module)
-                print("\n\n\n")
-            started = time.perf_counter()
+            module.verify = lambda *_, **__: verify_module(module)  # type: ignore
+            try:
+                xdsl_callback(previous, module, following)
+            finally:
+                del module.verify  # type: ignore
 
-        self.pipeline = PassPipeline.parse_spec(
-            self.available_passes, self.args.passes, between_passes
-        )
+        self.pipeline = dataclasses.replace(self.pipeline, callback=callback)
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        with _failing_op_recorded():
+            super().apply_passes(prog)
 
     def run(self) -> int:  # pyright: ignore[reportIncompatibleMethodOverride]
+        """Every chunk is processed (with `--split-input-file`, as mlir-opt
+        does): each result is printed, each error reported, and the exit
+        status is 1 if any chunk failed."""
         name = self.get_input_name()
         try:
-            if self.args.input_file is None:
-                data = sys.stdin.buffer.read()
-            else:
-                with open(self.args.input_file, "rb") as file:
-                    data = file.read()
+            chunks, extension = self.prepare_input()
         except OSError as error:
             print(f"{name}: error: {error.strerror}", file=sys.stderr)
             return 1
-        text = data.decode("utf-8", errors="replace")
+        except ValueError as error:  # an unknown file extension
+            print(f"{name}: error: {error} (use -f mlir)", file=sys.stderr)
+            return 1
+        datas = [(chunk.read(), offset) for chunk, offset in chunks]
+        for chunk, _ in chunks:
+            chunk.close()
         source = SourceText()
-        source.add(name, text)
+        whole = SPLIT_MARKER.encode().join(d for d, _ in datas)
+        source.add(name, whole.decode("utf-8", errors="replace"))
 
         output = StringIO()
-        for i, (chunk, line_offset) in enumerate(self._chunks(text)):
+        failed = False
+        for i, (data, line_offset) in enumerate(datas):
             if i > 0:
                 output.write(SPLIT_MARKER + "\n")
             try:
-                output.write(self._process(chunk, name, line_offset))
+                output.write(self._process(data, extension, name, line_offset))
             except LocatedError as error:
                 report = source.render(error)
                 if self.args.verify_diagnostics or (
@@ -95,11 +148,13 @@ class GradOptMain(xDSLOptMain):
                     output.write(report)
                     continue
                 sys.stderr.write(report)
-                return 1
+                failed = True
+        if failed and (self.args.output_file is not None or len(datas) == 1):
+            return 1  # nothing half-written
 
         if self.args.output_file is None:
             sys.stdout.write(output.getvalue())
-            return 0
+            return 1 if failed else 0
         try:
             with open(self.args.output_file, "w") as file:
                 file.write(output.getvalue())
@@ -108,32 +163,59 @@ class GradOptMain(xDSLOptMain):
             return 1
         return 0
 
-    def _chunks(self, text: str) -> list[tuple[str, int]]:
-        if not self.args.split_input_file:
-            return [(text, 0)]
-        chunks, line_offset = [], 0
-        for chunk in text.split(SPLIT_MARKER):
-            chunks.append((chunk, line_offset))
-            line_offset += chunk.count("\n")
-        return chunks
-
-    def _process(self, chunk: str, name: str, line_offset: int) -> str:
+    def _process(self, data: bytes, extension: str, name: str, offset: int) -> str:
         """Parse, verify and transform one chunk; return its printed result."""
-        module = parse_module(
-            self.ctx, chunk, name, line_offset, not self.args.no_implicit_module
-        )
         try:
-            if not self.args.disable_verify:
-                verify_module(module)
+            if extension == "mlir":
+                module = parse_module(
+                    self.ctx,
+                    data.decode("utf-8", errors="replace"),
+                    name,
+                    offset,
+                    not self.args.no_implicit_module,
+                    MISSING_OPS,
+                )
+            else:
+                parsed = self.parse_chunk(BytesIO(data), extension, offset)
+                module = parsed if parsed is not None else ModuleOp([])
             self.apply_passes(module)
             return self.output_resulting_program(module)
         except OpError as error:
             raise locate(error.op, error.describe(), error.notes, name) from None
-        except DiagnosticException as error:
-            raise LocatedError(Location(name, 0, 0), str(error)) from None
+        except Exception as error:
+            op = getattr(error, _FAILING_OP, None)
+            if isinstance(op, Operation):
+                message = f"'{op.name}' op {without_op_name(str(error), op)}"
+                raise locate(op, message, (), name) from None
+            if isinstance(error, DiagnosticException):
+                raise LocatedError(Location(name, 0, 0), str(error)) from None
+            raise
 
 
-def main(args: Sequence[str] | None = None) -> int:
+_FAILING_OP = "_gradopt_failing_op"
+
+
+@contextmanager
+def _failing_op_recorded() -> Iterator[None]:
+    """While passes run, an error that xDSL reports about an op (through
+    `Operation.emit_error`, as the pattern rewriter does for an exception in
+    a pattern) keeps that op, so that grad-opt can point at its line. xDSL
+    names the op only in the module it prints with the error."""
+    original = Diagnostic.raise_exception
+
+    def raise_exception(self: Diagnostic, ir: object, underlying_error: Exception):
+        if isinstance(ir, Operation) and not hasattr(underlying_error, _FAILING_OP):
+            setattr(underlying_error, _FAILING_OP, ir)
+        original(self, ir, underlying_error)  # type: ignore[arg-type]
+
+    Diagnostic.raise_exception = raise_exception  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Diagnostic.raise_exception = original  # type: ignore[method-assign]
+
+
+def _main(args: Sequence[str] | None) -> int:
     try:
         driver = GradOptMain(
             description="gradopt's modular optimizer driver", args=args
@@ -144,6 +226,14 @@ def main(args: Sequence[str] | None = None) -> int:
     except Exception as error:  # an unknown pass, or a failure in a pass's code
         print(f"grad-opt: error: {error}", file=sys.stderr)
         return 1
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    """Show `DeprecationWarning`s, which Python hides by default, as
+    `xdsl-opt` does (the filter is restored when grad-opt returns)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("default", category=DeprecationWarning)
+        return _main(args)
 
 
 if __name__ == "__main__":

@@ -296,10 +296,10 @@ func.func @reduce_mul_on_path(%x: tensor<3xf32>) -> tensor<3xf32> {
   func.return %g : tensor<3xf32>
 }
 
-// CHECK:      invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.gradient' op 'grad.reduce' lies on the path from the target to the loss and has no gradient rule
+// CHECK:      invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.gradient' op 'grad.reduce mul' lies on the path from the target to the loss and has no gradient rule
 // CHECK-NEXT:   %g = grad.gradient %l wrt %x : tensor<f32>, tensor<3xf32>
 // CHECK-NEXT:   ^
-// CHECK-NEXT: invalid.mlir:[[# @LINE - 8]]:3: note: 'grad.reduce' is here
+// CHECK-NEXT: invalid.mlir:[[# @LINE - 8]]:3: note: 'grad.reduce mul' is here
 // CHECK-NEXT:   %l = grad.reduce mul %y [0] : tensor<3xf32> to tensor<f32>
 // CHECK-NEXT:   ^
 // CHECK-NEXT: {{//}} -----
@@ -359,10 +359,10 @@ func.func @vjp_reduce_mul(%x: tensor<2x3xf32>, %ct: tensor<2xf32>) -> tensor<2x3
   func.return %g : tensor<2x3xf32>
 }
 
-// CHECK:      invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.vjp' op 'grad.reduce' lies on the path from the target to the loss and has no gradient rule
+// CHECK:      invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.vjp' op 'grad.reduce mul' lies on the path from the target to the loss and has no gradient rule
 // CHECK-NEXT:   %g = grad.vjp %y, %ct wrt %x : tensor<2xf32>, tensor<2x3xf32>
 // CHECK-NEXT:   ^
-// CHECK-NEXT: invalid.mlir:[[# @LINE - 8]]:3: note: 'grad.reduce' is here
+// CHECK-NEXT: invalid.mlir:[[# @LINE - 8]]:3: note: 'grad.reduce mul' is here
 // CHECK-NEXT:   %y = grad.reduce mul %x [1] : tensor<2x3xf32> to tensor<2xf32>
 // CHECK-NEXT:   ^
 // CHECK-NEXT: {{//}} -----
@@ -421,3 +421,94 @@ func.func @jvp_literal_target(%tc: tensor<f32>) -> tensor<f32> {
 // CHECK-NEXT: invalid.mlir:[[# @LINE - 9]]:3: note: the literal is here
 // CHECK-NEXT:   %c = grad.const 2.0 : tensor<f32>
 // CHECK-NEXT:   ^
+// CHECK-NEXT: {{//}} -----
+
+// -----
+
+// Rule 6: a computed target with a structurally equal twin that the loss
+// depends on. `cse` would make %b the same node as %a, and the gradient
+// w.r.t. %a would be 2 sin x instead of sin x.
+func.func @twin(%x: tensor<f32>) -> tensor<f32> {
+  %a = grad.sin %x : tensor<f32>
+  %b = grad.sin %x : tensor<f32>
+  %l = grad.mul %a, %b : tensor<f32>
+  %g = grad.gradient %l wrt %a : tensor<f32>, tensor<f32>
+  func.return %g : tensor<f32>
+}
+
+// CHECK:      invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.gradient' op target has a structurally equal twin at [[# @LINE - 6]]:3; cse would merge them and change this gradient (target 0)
+// CHECK-NEXT:   %g = grad.gradient %l wrt %a : tensor<f32>, tensor<f32>
+// CHECK-NEXT:   ^
+// CHECK-NEXT: invalid.mlir:[[# @LINE - 9]]:3: note: the twin is here
+// CHECK-NEXT:   %b = grad.sin %x : tensor<f32>
+// CHECK-NEXT:   ^
+// CHECK-NEXT: invalid.mlir:[[# @LINE - 13]]:3: note: the target is here
+// CHECK-NEXT:   %a = grad.sin %x : tensor<f32>
+// CHECK-NEXT:   ^
+// CHECK-NEXT: {{//}} -----
+
+// -----
+
+// Rule 6, recursively: %a and %b read equal literals (which cse merges
+// first), so they are twins too; the twin is deep in the loss's graph.
+func.func @twin_through_twins(%x: tensor<3xf32>) -> tensor<f32> {
+  %c = grad.const 2.0 : tensor<3xf32>
+  %d = grad.const 2.0 : tensor<3xf32>
+  %a = grad.mul %x, %c : tensor<3xf32>
+  %b = grad.mul %x, %d : tensor<3xf32>
+  %e = grad.exp2 %b : tensor<3xf32>
+  %s = grad.add %a, %e : tensor<3xf32>
+  %l = grad.reduce add %s [0] : tensor<3xf32> to tensor<f32>
+  %g = grad.gradient %l wrt %a : tensor<f32>, tensor<3xf32>
+  func.return %l : tensor<f32>
+}
+
+// CHECK:      invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.gradient' op target has a structurally equal twin at [[# @LINE - 8]]:3; cse would merge them and change this gradient (target 0)
+// CHECK:      invalid.mlir:[[# @LINE - 9]]:3: note: the twin is here
+// CHECK-NEXT:   %b = grad.mul %x, %d : tensor<3xf32>
+// CHECK:      invalid.mlir:[[# @LINE - 12]]:3: note: the target is here
+// CHECK-NEXT:   %a = grad.mul %x, %c : tensor<3xf32>
+// CHECK:      {{//}} -----
+
+// -----
+
+// Rule 6: two targets that are twins of each other; the loss depends on the
+// first only, yet after cse the second would be it (its gradient, 0 here,
+// would become cos x).
+func.func @twin_targets(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %a = grad.sin %x : tensor<f32>
+  %b = grad.sin %x : tensor<f32>
+  %l = grad.neg %a : tensor<f32>
+  %ga, %gb = grad.gradient %l wrt %a, %b : tensor<f32>, tensor<f32>, tensor<f32>
+  func.return %ga, %gb : tensor<f32>, tensor<f32>
+}
+
+// CHECK:      invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.gradient' op target has a structurally equal twin at [[# @LINE - 7]]:3; cse would merge them and change this gradient (target 1)
+// CHECK:      {{//}} -----
+
+// -----
+
+// Rule 6 holds for jvp and vjp targets alike.
+func.func @twin_jvp(%x: tensor<f32>, %t: tensor<f32>) -> tensor<f32> {
+  %a = grad.neg %x : tensor<f32>
+  %b = grad.neg %x : tensor<f32>
+  %y = grad.mul %a, %b : tensor<f32>
+  %r = grad.jvp %y wrt %a, %t : tensor<f32>, tensor<f32>
+  func.return %r : tensor<f32>
+}
+
+// CHECK:      invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.jvp' op target has a structurally equal twin at [[# @LINE - 6]]:3; cse would merge them and change this gradient (target 0)
+// CHECK:      {{//}} -----
+
+// -----
+
+func.func @twin_vjp(%x: tensor<2xf32>, %ct: tensor<2xf32>) -> tensor<2xf32> {
+  %a = grad.sqrt %x : tensor<2xf32>
+  %b = grad.sqrt %x : tensor<2xf32>
+  %y = grad.add %a, %b : tensor<2xf32>
+  %r = grad.vjp %y, %ct wrt %b : tensor<2xf32>, tensor<2xf32>
+  func.return %r : tensor<2xf32>
+}
+
+// CHECK:      invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.vjp' op target has a structurally equal twin at [[# @LINE - 7]]:3; cse would merge them and change this gradient (target 0)
+// CHECK-NEXT:   %r = grad.vjp %y, %ct wrt %b : tensor<2xf32>, tensor<2xf32>
