@@ -72,9 +72,13 @@ def locate(
 
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
-    """`; did you mean 'NAME'?` for the known name nearest to `name`, or ''."""
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
-    return f"; did you mean '{close[0]}'?" if close else ""
+    """`; did you mean 'NAME'?` for the known name nearest to `name`, or ''.
+    Op names are compared without their shared dialect prefix, which would
+    make any two `grad.` names look alike."""
+    prefix = name[: name.index(".") + 1] if "." in name else ""
+    bare = {k[len(prefix) :]: k for k in known if k.startswith(prefix)}
+    close = difflib.get_close_matches(name[len(prefix) :], list(bare), 1, 0.75)
+    return f"; did you mean '{bare[close[0]]}'?" if close else ""
 
 
 _NEWLINE = re.compile("\n")

@@ -11,5 +11,5 @@
 // HELP:      gradopt's passes (with every xDSL pass):
 // HELP-NEXT:   expand-gradient {{ +}}Replace every differentiation op by the ops that compute its result
 // HELP-NEXT:   expand-jvp {{ +}}Replace every `grad.jvp` by forward mode
-// HELP-NEXT:   convert-grad-to-standard {{ +}}Lower every `grad` op
-// HELP-NEXT:   print-op-graph {{ +}}Write Graphviz DOT of each function
+// HELP:        convert-grad-to-standard {{ +}}Lower every `grad` op
+// HELP:        print-op-graph {{ +}}Write Graphviz DOT of each function
