@@ -1,14 +1,16 @@
 """The ops of the `grad` dialect as the tests see them: one `Entry` per op.
 
-Every test that needs a list of ops derives it from `INVENTORY` here: the
-fuzzer's vocabulary of op names, the interpreter's per-op semantics, the random
-program generator's choices and float64 reference (`programs.py`), the
-executor's chains of ops, and which ops IREE lowers exactly. So an op added to
-the dialect is one entry here, and every test that covers "each elementwise
-op", "each op with a domain", ... covers it; `test_inventory.py` fails while an
-op of `Grad` has no entry, or an entry names no op, and checks each entry's
-element types, derivative and commutativity against the dialect
-(`test_dialect.py` checks its purity).
+Every list of ops in the tests that stands for "the ops with such facts" is
+derived from `INVENTORY` here: the fuzzer's vocabulary of op names, the
+interpreter's per-op semantics, the random program generator's choices and
+float64 reference (`programs.py`), the executor's chains of ops, and which ops
+IREE lowers exactly. So an op added to the dialect is one entry here, and every
+test that covers "each elementwise op", "each op with a domain", ... covers it;
+`test_inventory.py` fails while an op of `Grad` has no entry, or an entry names
+no op, and checks each entry's element types, derivative and commutativity
+against the dialect (`test_dialect.py` checks its purity). Names that select
+code of their own (a generator's actions, such as `Builder.dot`) stay with
+that code.
 
 The facts are SPEC §3, §5 and §6 restated for the tests, not read from gradopt:
 a test that derived them from the code under test could not catch it wrong.

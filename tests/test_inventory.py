@@ -1,7 +1,7 @@
 """The op inventory of the tests (`inventory.py`) against the `grad` dialect.
 
-Every list of ops in the tests is derived from the inventory, so an op that
-has no entry is silently left out of all of them: these tests fail first. They
+The tests' lists of ops are derived from the inventory, so an op that has no
+entry is silently left out of all of them: these tests fail first. They
 also check the facts the other tests rely on, where the dialect can tell: the
 element types each op takes (each entry's sample lines parse and verify with
 exactly those), how derivatives pass it, and which binary ops are commutative.
