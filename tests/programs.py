@@ -10,11 +10,17 @@ differentiation ops inside the program (second order), `grad.vjp` and
 `grad.jvp`.
 
 `Reference` gives a program's meaning in float64 NumPy, independently of
-gradopt: its kernels are written here, and every differentiation op is a
-fourth-order central finite difference of the program re-evaluated with the
-target perturbed (`detach` results and values of dead ends held at their base
-values, since no derivative passes through them). Nothing here imports
-gradopt's rules, walks or interpreter.
+gradopt: its kernels are the float64 references of the op inventory
+(`inventory.py`, which states them from the spec), and every differentiation
+op is a fourth-order central finite difference of the program re-evaluated
+with the target perturbed (`detach` results and values of dead ends held at
+their base values, since no derivative passes through them). Nothing here
+calls gradopt's rules, walks or interpreter.
+
+The ops the generator chooses among come from the inventory too (see
+`Builder`), so they follow the dialect; each vocabulary keeps the order it had
+before there was an inventory, so that a derandomized run draws the programs
+it drew then.
 
 Programs are generated against their data: each op is evaluated as it is
 added, so a domain is respected (`log2`, `sqrt` and `recip` only of values
@@ -34,9 +40,21 @@ from typing import Any
 import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
+from inventory import (
+    F32,
+    I1,
+    I32,
+    INVENTORY,
+    Derivative,
+    Domain,
+    Form,
+    by_domain,
+    entries,
+    names,
+)
 
 Shape = tuple[int, ...]
-FLOAT, INT, BOOL = "f32", "i32", "i1"
+FLOAT, INT, BOOL = F32, I32, I1
 
 SHAPES: list[Shape] = [(), (2,), (3,), (6,), (1, 3), (2, 3), (3, 2), (2, 1, 3)]
 """Shapes of new inputs and literals (at most 6 elements: the reference
@@ -51,7 +69,14 @@ MARGIN = 1e-4
 take different branches."""
 STEP = 1e-3
 """Finite-difference step, relative to the magnitude of the perturbed element."""
-DIFFERENTIATION = ("gradient", "vjp", "jvp")
+DIFFERENTIATION = tuple(names(entries(Form.DIFFERENTIATION)))
+KINKED = set(names(e for e in INVENTORY.values() if e.kink))
+"""Ops whose derivative jumps where their operands tie (`max`)."""
+POSITIVE = set(names(e for e in INVENTORY.values() if e.domain is Domain.POSITIVE))
+COMPARISONS = set(names(entries(Form.COMPARE)))
+STOPS = set(names(entries(derivative=Derivative.STOPS)))
+INTEGER_LITERALS = (1, 2, 3, -2, 5)
+"""The i32 literals of the generated programs (a `-2` rules out the shifts)."""
 
 
 @dataclass(frozen=True)
@@ -191,34 +216,32 @@ def render_op(op: Op) -> list[str]:
     o = [f"%{v.name}" for v in op.operands]
     k, a = op.kind, op.attrs
     lhs = ", ".join(f"%{v.name}" for v in r)
-    if k == "const":
+    entry = INVENTORY.get(k)
+    form = entry.form if entry is not None else None
+    if form is Form.CONST:
         value = a["value"]
         if isinstance(value, np.ndarray):
             return [f"{lhs} = grad.const {_dense(value, r[0].dtype)} : {r[0].type}"]
         return [f"{lhs} = grad.const {_literal(value, r[0].dtype)} : {r[0].type}"]
-    if k in ("neg", "sin", "exp2", "recip", "log2", "sqrt", "detach"):
-        return [f"{lhs} = grad.{k} {o[0]} : {r[0].type}"]
-    if k in ("add", "mul", "max", "idiv", "mod", "and", "or", "xor"):
-        return [f"{lhs} = grad.{k} {o[0]}, {o[1]} : {r[0].type}"]
-    if k in ("cmplt", "cmpeq", "cmpne"):
+    if form is Form.ELEMENTWISE:
+        return [f"{lhs} = grad.{k} {', '.join(o)} : {r[0].type}"]
+    if form is Form.COMPARE:
         return [f"{lhs} = grad.{k} {o[0]}, {o[1]} : {op.operands[0].type}"]
-    if k == "where":
+    if form is Form.WHERE:
         return [f"{lhs} = grad.where {o[0]}, {o[1]}, {o[2]} : {r[0].type}"]
-    if k in ("cast", "bitcast", "reshape"):
+    if form in (Form.CONVERSION, Form.RESHAPE):
         return [f"{lhs} = grad.{k} {o[0]} : {op.operands[0].type} to {r[0].type}"]
-    if k in ("reduce", "broadcast", "permute"):
-        kind = f"{a['kind']} " if k == "reduce" else ""
-        ints = _ints(
-            a["axes"] if k == "reduce" else a["dims" if k == "broadcast" else "perm"]
-        )
+    if entry is not None and form in (Form.REDUCE, Form.LIST):
+        kind = f"{a['kind']} " if form is Form.REDUCE else ""
+        ints = " ".join(_ints(a[name]) for name in entry.lists)
         return [
             f"{lhs} = grad.{k} {kind}{o[0]} {ints} : {op.operands[0].type} to "
             f"{r[0].type}"
         ]
-    if k == "dot":
+    if form is Form.DOT:
         x, y = op.operands
         return [f"{lhs} = grad.dot {o[0]}, {o[1]} : {x.type}, {y.type} to {r[0].type}"]
-    if k == "load":
+    if form is Form.LOAD:
         slot = op.operands[0]
         if "index" not in a:
             return [f"{lhs} = grad.load {o[0]} : {slot.type}"]
@@ -279,77 +302,21 @@ def _axes(shape: Shape) -> tuple[int, ...]:
     return tuple(range(len(shape)))
 
 
-def _broadcast(op: Op, a: np.ndarray) -> np.ndarray:
-    target = op.results[0].shape
-    placed = [1] * len(target)
-    for size, d in zip(op.operands[0].shape, op.attrs["dims"], strict=True):
-        placed[d] = size
-    return np.broadcast_to(np.reshape(a, placed), target)
-
-
-def _cast(op: Op, a: np.ndarray) -> np.ndarray:
-    source, target = op.operands[0].dtype, op.results[0].dtype
-    if op.kind == "bitcast" and source != target:
-        if source == FLOAT:
-            return np.asarray(a, np.float32).view(np.int32).astype(np.int64)
-        return np.asarray(a, np.int32).view(np.float32).astype(np.float64)
-    if target == BOOL:
-        return np.asarray(a) != 0
-    if target == INT:
-        return np.trunc(a).astype(np.int64)
-    return np.asarray(a, np.float64)
-
-
-def _c_division(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.trunc(a / b).astype(np.int64)
-
-
 KERNELS: dict[str, Callable[..., np.ndarray]] = {
-    "add": lambda op, a, b: a + b,
-    "mul": lambda op, a, b: a * b,
-    "max": lambda op, a, b: np.maximum(a, b),
-    "neg": lambda op, a: -a,
-    "recip": lambda op, a: 1.0 / a,
-    "exp2": lambda op, a: 2.0**a,
-    "log2": lambda op, a: np.log(a) / np.log(2.0),
-    "sqrt": lambda op, a: np.sqrt(a),
-    "sin": lambda op, a: np.sin(a),
-    "detach": lambda op, a: a,
-    "cmplt": lambda op, a, b: a < b,
-    "cmpeq": lambda op, a, b: a == b,
-    "cmpne": lambda op, a, b: a != b,
-    "and": lambda op, a, b: a & b,
-    "or": lambda op, a, b: a | b,
-    "xor": lambda op, a, b: a ^ b,
-    "idiv": lambda op, a, b: _c_division(a, b),
-    "mod": lambda op, a, b: a - b * _c_division(a, b),
-    "where": lambda op, c, a, b: np.where(c, a, b),
-    "cast": _cast,
-    "bitcast": _cast,
-    "reduce": lambda op, a: {"add": np.sum, "max": np.max, "mul": np.prod}[
-        op.attrs["kind"]
-    ](a, axis=tuple(op.attrs["axes"])),
-    "broadcast": _broadcast,
-    "reshape": lambda op, a: np.reshape(a, op.results[0].shape),
-    "permute": lambda op, a: np.transpose(a, op.attrs["perm"]),
-    "dot": lambda op, a, b: a @ b,
-    "load": lambda op, s: s[op.attrs["index"]] if "index" in op.attrs else s,
-    "call": lambda op, a: np.sin(a * a),
-    "const": lambda op: np.broadcast_to(
-        np.asarray(op.attrs["value"], _numpy_type(op.results[0].dtype)),
-        op.results[0].shape,
-    ),
+    **{
+        name: reference
+        for name, entry in INVENTORY.items()
+        if (reference := entry.reference) is not None
+    },
+    "call": lambda op, a: np.sin(a * a),  # the helper functions of `render`
 }
-
-
-def _numpy_type(dtype: str) -> type[np.generic]:
-    return {FLOAT: np.float64, INT: np.int64, BOOL: np.bool_}[dtype]
+"""The float64 meaning of each kind of op, given the op and its operands."""
 
 
 def _held(op: Op, result: Value) -> bool:
     """Values that no derivative passes through: they keep their base value
     when a target is perturbed."""
-    return op.kind == "detach" or result.dtype != FLOAT
+    return op.kind in STOPS or result.dtype != FLOAT
 
 
 def _close(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -431,8 +398,8 @@ class Reference:
 
     def _check(self, op: Op, args: list, value: np.ndarray, base: bool) -> None:
         k = op.kind
-        if k == "max" or (k == "reduce" and op.attrs["kind"] == "max"):
-            if k == "max":
+        if k in KINKED or (k == "reduce" and op.attrs["kind"] == "max"):
+            if k in KINKED:
                 decision = np.sign(args[0] - args[1])
                 near = _close(args[0], args[1])
             else:
@@ -448,10 +415,10 @@ class Reference:
                 elif not np.array_equal(decision, self.decisions[name]):
                     raise Reject(f"a finite difference crosses a kink of {name}")
         if not base:
-            if k in ("log2", "sqrt") and np.min(args[0]) <= 0:
+            if k in POSITIVE and np.min(args[0]) <= 0:
                 raise Reject("out of domain")
             return
-        compared = k in ("cmplt", "cmpeq", "cmpne") and op.operands[0].dtype == FLOAT
+        compared = k in COMPARISONS and op.operands[0].dtype == FLOAT
         if compared and _close(args[0], args[1]).any():
             raise Reject("near tie in a comparison")
         if k == "cast" and op.operands[0].dtype == FLOAT:
@@ -527,10 +494,47 @@ def _broadcast_back(op: Op, reduced: np.ndarray) -> np.ndarray:
 # --- the generator -------------------------------------------------------------
 
 
+_F32_BINARY = entries(
+    Form.ELEMENTWISE, arity=2, accepts=F32, derivative=Derivative.RULES
+)
+_F32_COMPARISONS = entries(Form.COMPARE, accepts=F32)
+
+
 class Builder:
     """Adds ops one at a time, each evaluated at once against the data, and
     keeps what the choices need: the f32 values, which are literals, and which
-    may not be targets."""
+    may not be targets.
+
+    The vocabularies of its choices are the inventory's ops with the facts a
+    choice needs, so a new op of those facts is generated without a change
+    here; their order and weights are the generator's own."""
+
+    UNARY = names(
+        by_domain(
+            entries(Form.ELEMENTWISE, arity=1, accepts=F32, derivative=Derivative.RULES)
+        )
+    )
+    """The differentiable f32 ops of one operand, least restricted first."""
+    BINARY = names(_F32_BINARY) + names(e for e in _F32_BINARY if not e.kink)
+    """The differentiable f32 ops of two operands, the smooth ones twice as
+    often as those with a kink (`max`: its near ties are rejected, and `tie`
+    makes ties on purpose)."""
+    COMPARISONS = names(e for e in _F32_COMPARISONS if not e.commutative) + names(
+        _F32_COMPARISONS
+    )
+    """The f32 comparisons, the orderings (not commutative) twice as often:
+    random data is seldom equal, so equality is nearly constant."""
+    LOGICAL = names(entries(Form.ELEMENTWISE, arity=2, accepts=I1))
+    """The ops that combine two conditions."""
+    CONVERSIONS = names(entries(Form.CONVERSION))
+    INTEGER = names(
+        e
+        for e in entries(Form.ELEMENTWISE, accepts=I32)
+        if not e.accepts(I1) and e.domain.admits(INTEGER_LITERALS)
+    )
+    """The i32 arithmetic of a dead end: the elementwise i32 ops that do not
+    also take i1 (the bitwise ops and `detach` do) and take any of the
+    literals as their last operand."""
 
     def __init__(self, draw: Callable[[st.SearchStrategy[Any]], Any], seed: int):
         self.draw = draw
@@ -630,7 +634,7 @@ class Builder:
         elif dtype == FLOAT:
             value = self.choose([0.5, -1.0, 2.0, 0.25, 1.5, -0.75, 3.0])
         else:
-            value = self.choose([1, 2, 3, -2, 5])
+            value = self.choose(INTEGER_LITERALS)
         op = self.emit("const", [], [result], value=value)
         assert op is not None
         if dtype == FLOAT:
@@ -688,13 +692,13 @@ class Builder:
     def unary(self) -> None:
         v = self.pick()
         assert v is not None
-        kind = self.choose(["neg", "sin", "exp2", "recip", "log2", "sqrt"])
-        values = self.value(v)
-        if kind == "recip" and np.min(np.abs(values)) < DOMAIN:
+        kind = self.choose(self.UNARY)
+        values, domain = self.value(v), INVENTORY[kind].domain
+        if domain is Domain.NONZERO and np.min(np.abs(values)) < DOMAIN:
             v = self.positive(v)
-        if kind in ("log2", "sqrt") and np.min(values) < DOMAIN:
+        if domain is Domain.POSITIVE and np.min(values) < DOMAIN:
             v = self.positive(v)
-        if kind == "exp2" and np.max(values) > 4:
+        if domain is Domain.MODERATE and np.max(values) > 4:
             v = self.op("sin", [v], v.shape) or v
         self.op(kind, [v], v.shape)
 
@@ -702,7 +706,7 @@ class Builder:
         a = self.pick()
         assert a is not None
         b = self.operand_like(a)
-        kind = self.choose(["add", "mul", "max", "add", "mul"])
+        kind = self.choose(self.BINARY)
         operands = [a, b] if self.flag() else [b, a]
         if self.op(kind, operands, a.shape) is None:
             self.op("add", operands, a.shape)
@@ -715,7 +719,7 @@ class Builder:
     def condition(self, shape: Shape) -> Value | None:
         p = self.pick(shape) or self.literal(shape)
         q = self.operand_like(p) if self.flag(0.7) else self.literal(shape)
-        kind = self.choose(["cmplt", "cmplt", "cmpeq", "cmpne"])
+        kind = self.choose(self.COMPARISONS)
         c = self.new(shape, BOOL)
         if self.emit(kind, [p, q], [c]) is None:
             return None
@@ -723,7 +727,7 @@ class Builder:
             d = self.new(shape, BOOL)
             if self.emit("cmplt", [q, p], [d]) is not None:
                 e = self.new(shape, BOOL)
-                kind = self.choose(["and", "or", "xor"])
+                kind = self.choose(self.LOGICAL)
                 if self.emit(kind, [c, d], [e]) is not None:
                     return e
         return c
@@ -739,7 +743,7 @@ class Builder:
     def conversion(self) -> None:
         v = self.pick()
         assert v is not None
-        self.op(self.choose(["cast", "bitcast"]), [v], v.shape)
+        self.op(self.choose(self.CONVERSIONS), [v], v.shape)
 
     def detach(self) -> None:
         v = self.pick()
@@ -761,10 +765,10 @@ class Builder:
             if self.emit("cast", [v], [middle]) is None:
                 return
             if route == "cast" and self.flag(0.6):
-                kind = self.choose(["add", "mul", "max", "neg", "idiv", "mod"])
+                kind = self.choose(self.INTEGER)
                 other = middle if kind in ("add", "max") else self.literal(v.shape, INT)
                 changed = self.new(v.shape, INT)
-                operands = [middle] if kind == "neg" else [middle, other]
+                operands = [middle] if INVENTORY[kind].arity == 1 else [middle, other]
                 if self.emit(kind, operands, [changed]) is not None:
                     middle = changed
             back = self.op("cast", [middle], v.shape)

@@ -6,6 +6,7 @@ from io import StringIO
 from typing import TypeVar
 
 import pytest
+from inventory import BY_OP_NAME, Form
 from xdsl.context import Context
 from xdsl.dialects.arith import Arith
 from xdsl.dialects.builtin import (
@@ -255,16 +256,13 @@ def test_python_built_op_with_wrong_types_fails_to_verify() -> None:
         SqrtOp(n).verify()
 
 
-PURE = {op.name for op in Grad.operations if op.name not in ("grad.load", "grad.store")}
-
-
 @pytest.mark.parametrize("op", list(Grad.operations), ids=lambda op: op.name)
 def test_traits_follow_the_spec(op: type[Operation]) -> None:
-    if op.name in PURE:  # SPEC §3.1, §3.2 and §3.4
-        assert op.has_trait(Pure)
-    else:
-        assert not op.has_trait(Pure)
-    assert op.has_trait(ConstantLike) == (op.name == "grad.const")
+    """`Pure` for the ops of SPEC §3.1, §3.2 and §3.4, not for memory's (§3.3),
+    as the inventory says; `ConstantLike` for the literal only."""
+    entry = BY_OP_NAME[op.name]
+    assert op.has_trait(Pure) == entry.pure
+    assert op.has_trait(ConstantLike) == (entry.form is Form.CONST)
 
 
 def test_memory_effects() -> None:

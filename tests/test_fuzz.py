@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from inventory import INVENTORY
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from gradopt.diagnostics import LocatedParser
@@ -74,12 +75,9 @@ INT_LIST = re.compile(r"\[(-?\d+(?:, *-?\d+)*)?\]")
 FLOAT = re.compile(r"-?\d+\.\d*(?:[eE][+-]?\d+)?|0x[0-9A-Fa-f]+")
 OP_NAME = re.compile(r"\bgrad\.[a-z0-9]+\b")
 
-GRAD_OPS = [
-    "const", "add", "mul", "max", "neg", "recip", "exp2", "log2", "sqrt", "sin",
-    "cmplt", "cmpeq", "cmpne", "where", "idiv", "mod", "and", "or", "xor", "shl",
-    "shr", "cast", "bitcast", "detach", "reduce", "broadcast", "reshape",
-    "permute", "dot", "load", "store", "gradient", "vjp", "jvp", "nosuchop",
-]  # fmt: skip
+GRAD_OPS = [*INVENTORY, "nosuchop"]
+"""What `change_op` renames an op to: every op of the dialect, and one that
+does not exist."""
 TYPES = [
     "f32", "i32", "i1", "f64", "f16", "bf16", "i64", "index", "none",
     "tensor<f32>", "tensor<5xf32>", "tensor<2x3xi32>", "tensor<?xf32>",

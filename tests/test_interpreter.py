@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import tracemalloc
-from collections.abc import Callable
 from functools import cache
 
 import numpy as np
@@ -13,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from inventory import F32, Domain, Entry, Form, entries
 
 import gradopt
 from gradopt import GradoptError, Program
@@ -78,40 +78,31 @@ def pairs() -> tuple[np.ndarray, np.ndarray]:
 # --- elementwise f32 ----------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("name", "reference"),
-    [("add", np.add), ("mul", np.multiply), ("max", np.maximum)],
-)
-def test_binary_f32_is_ieee_float32_bit_exact(
-    name: str, reference: Callable[..., np.ndarray]
-) -> None:
+def with_numpy(arity: int) -> list[Entry]:
+    """The elementwise f32 ops of `arity` operands whose NumPy meaning the
+    inventory gives (SPEC §6)."""
+    return [e for e in entries(Form.ELEMENTWISE, arity=arity, accepts=F32) if e.numpy]
+
+
+@pytest.mark.parametrize("entry", with_numpy(2), ids=lambda e: e.name)
+def test_binary_f32_is_ieee_float32_bit_exact(entry: Entry) -> None:
     a, b = pairs()
     type = tensor_type(a)
-    value = compute(f"grad.{name} %a, %b : {type}", a, b, result=type)
+    value = compute(f"grad.{entry.name} %a, %b : {type}", a, b, result=type)
+    assert entry.numpy is not None
     with np.errstate(all="ignore"):
-        expected = reference(a, b)
+        expected = entry.numpy(a, b)
     np.testing.assert_array_equal(bits(value), bits(expected))
 
 
-@pytest.mark.parametrize(
-    ("name", "reference"),
-    [
-        ("neg", np.negative),
-        ("recip", lambda a: np.float32(1) / a),
-        ("sqrt", np.sqrt),
-        ("exp2", np.exp2),
-        ("log2", np.log2),
-        ("sin", np.sin),
-    ],
-)
-def test_unary_f32_is_numpy_float32(
-    name: str, reference: Callable[[np.ndarray], np.ndarray]
-) -> None:
+@pytest.mark.parametrize("entry", with_numpy(1), ids=lambda e: e.name)
+def test_unary_f32_is_numpy_float32(entry: Entry) -> None:
     a = f32(*EDGES, 0.1, 1.5, 100.0, -100.0, 1e-30)
     type = tensor_type(a)
-    value = compute(f"grad.{name} %a : {type}", a, result=type)
+    value = compute(f"grad.{entry.name} %a : {type}", a, result=type)
+    assert entry.numpy is not None
     with np.errstate(all="ignore"):
-        expected = reference(a)
+        expected = entry.numpy(a)
     assert expected.dtype == np.float32
     np.testing.assert_array_equal(bits(value), bits(expected))
 
@@ -211,7 +202,11 @@ def test_negative_idiv_and_mod() -> None:
     assert remainder.tolist() == [-1, 1, -1, 1, 0, 0]
 
 
-@pytest.mark.parametrize("name", ["idiv", "mod"])
+def with_domain(domain: Domain) -> list[str]:
+    return [e.name for e in entries(Form.ELEMENTWISE) if e.domain is domain]
+
+
+@pytest.mark.parametrize("name", with_domain(Domain.DIVISOR))
 def test_zero_divisor_is_a_located_error(name: str) -> None:
     text = program(
         f"grad.{name} %a, %b : tensor<2xi32>",
@@ -255,7 +250,7 @@ def test_shifts_wrap_and_are_arithmetic() -> None:
     assert right.tolist() == [0, -1, 3, 2**30 - 1, -2]
 
 
-@pytest.mark.parametrize("name", ["shl", "shr"])
+@pytest.mark.parametrize("name", with_domain(Domain.SHIFT))
 @pytest.mark.parametrize("shift", [32, -1])
 def test_shift_out_of_range_is_a_located_error(name: str, shift: int) -> None:
     text = program(

@@ -12,11 +12,11 @@ its gradients expanded) has an op whose IREE code is not exact:
   or not) of more than one, may combine them in another order or with fused
   multiply-adds (measured: within 2.5e-7 of the sum of the terms' magnitudes).
 
-`slice`, `pad`, `reverse` and `concat` move data and are always exact.
-
-Those programs are compared within `APPROXIMATE`, relative to the largest
-magnitude of each value. Inputs are normal floats: IREE flushes subnormal
-operands and results to zero, which the interpreter does not.
+`slice`, `pad`, `reverse` and `concat` move data and are always exact (the
+inventory's `iree_exact` says so of each op). Those programs are compared
+within `APPROXIMATE`, relative to the largest magnitude of each value. Inputs
+are normal floats: IREE flushes subnormal operands and results to zero, which
+the interpreter does not.
 
 Skipped, with the reason shown, only when IREE is not installed.
 """
@@ -30,11 +30,25 @@ import sys
 from collections import Counter
 from collections.abc import Iterator
 from itertools import product
-from math import prod
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pytest
+from inventory import (
+    BY_OP_NAME,
+    ELEMENTS,
+    F32,
+    I32,
+    INVENTORY,
+    Derivative,
+    Domain,
+    Entry,
+    Form,
+    by_domain,
+    entries,
+    names,
+)
 from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
 from xdsl.parser import Parser
 from xdsl.pattern_rewriter import PatternRewriteWalker
@@ -43,7 +57,7 @@ from gradopt import GradoptError, Program, run
 from gradopt.context import make_context
 from gradopt.dialect import Grad
 from gradopt.dialect.derivative import DifferentiationOp
-from gradopt.dialect.ops import DotOp, Exp2Op, LoadOp, Log2Op, ReduceOp, SinOp, StoreOp
+from gradopt.dialect.ops import LoadOp, StoreOp
 from gradopt.passes.convert_grad_to_standard import PATTERNS
 from gradopt.tools import grad_run
 
@@ -64,14 +78,12 @@ APPROXIMATE = 1e-5
 def is_exact(program: Program) -> bool:
     """Whether IREE must give the interpreter's bits for `program` (see above)."""
     for op in program.module.walk():
-        if isinstance(op, Exp2Op | Log2Op | SinOp):
+        entry = BY_OP_NAME.get(op.name)
+        if entry is None:  # func, scf, arith: structure, computing nothing
+            continue
+        exact = entry.iree_exact
+        if not (exact(op) if callable(exact) else exact):
             return False
-        if isinstance(op, DotOp) and op.lhs.type.get_shape()[-1] > 1:
-            return False
-        if isinstance(op, ReduceOp) and op.kind.data != "max":
-            shape = op.input.type.get_shape()
-            if prod(shape[axis] for axis in op.axis_list) > 2:
-                return False
     return True
 
 
@@ -498,53 +510,66 @@ SPECIAL_I32 = np.array(
     np.int32,
 )
 
-EXACT_OPS = {
-    # name: (body on %a0 [, %a1] of type T returning %r, operands, result element)
-    "add": ("%r = grad.add %a0, %a1 : T", "f32 f32", "f32"),
-    "mul": ("%r = grad.mul %a0, %a1 : T", "f32 f32", "f32"),
-    "max": ("%r = grad.max %a0, %a1 : T", "f32 f32", "f32"),
-    "neg": ("%r = grad.neg %a0 : T", "f32", "f32"),
-    "recip": ("%r = grad.recip %a0 : T", "f32", "f32"),
-    "sqrt": ("%r = grad.sqrt %a0 : T", "f32", "f32"),
-    "cmplt": ("%r = grad.cmplt %a0, %a1 : T", "f32 f32", "i1"),
-    "cmpeq": ("%r = grad.cmpeq %a0, %a1 : T", "f32 f32", "i1"),
-    "cmpne": ("%r = grad.cmpne %a0, %a1 : T", "f32 f32", "i1"),
-    "where": (
-        "%c = grad.cmplt %a1, %a0 : T\n%r = grad.where %c, %a0, %a1 : T",
-        "f32 f32",
-        "f32",
-    ),
-    "cast-f32-i32": ("%r = grad.cast %a0 : T to R", "f32", "i32"),
-    "cast-f32-i1": ("%r = grad.cast %a0 : T to R", "f32", "i1"),
-    "bitcast-f32-i32": ("%r = grad.bitcast %a0 : T to R", "f32", "i32"),
-    "add-i32": ("%r = grad.add %a0, %a1 : T", "i32 i32", "i32"),
-    "mul-i32": ("%r = grad.mul %a0, %a1 : T", "i32 i32", "i32"),
-    "max-i32": ("%r = grad.max %a0, %a1 : T", "i32 i32", "i32"),
-    "neg-i32": ("%r = grad.neg %a0 : T", "i32", "i32"),
-    "idiv": ("%r = grad.idiv %a0, %a1 : T", "i32 i32", "i32"),
-    "mod": ("%r = grad.mod %a0, %a1 : T", "i32 i32", "i32"),
-    "and": ("%r = grad.and %a0, %a1 : T", "i32 i32", "i32"),
-    "or": ("%r = grad.or %a0, %a1 : T", "i32 i32", "i32"),
-    "xor": ("%r = grad.xor %a0, %a1 : T", "i32 i32", "i32"),
-    "shl": ("%r = grad.shl %a0, %a1 : T", "i32 i32", "i32"),
-    "shr": ("%r = grad.shr %a0, %a1 : T", "i32 i32", "i32"),
-    "cmplt-i32": ("%r = grad.cmplt %a0, %a1 : T", "i32 i32", "i1"),
-    "cast-i32-f32": ("%r = grad.cast %a0 : T to R", "i32", "f32"),
-    "cast-i32-i1": ("%r = grad.cast %a0 : T to R", "i32", "i1"),
-    "bitcast-i32-f32": ("%r = grad.bitcast %a0 : T to R", "i32", "f32"),
-}
+SPECIAL = {F32: SPECIAL_F32, I32: SPECIAL_I32}
 
 
-def special_inputs(operands: list[str]) -> list[np.ndarray]:
+class ExactCase(NamedTuple):
+    entry: Entry
+    body: str
+    """On %a0 [, %a1] of type T (R: the result type), defining %r."""
+    operands: str
+    """The operands' element types, separated by spaces."""
+    result: str
+    """The result's element type."""
+
+
+def _exact_case(entry: Entry, source: str, result: str) -> tuple[str, ExactCase]:
+    """The case of `entry` on `source` operands, and its name: the op's own
+    for its first element type, `add-i32` for another, `cast-f32-i1` for a
+    conversion."""
+    if entry.form is Form.CONVERSION:
+        body = f"%r = grad.{entry.name} %a0 : T to R"
+        return f"{entry.name}-{source}-{result}", ExactCase(entry, body, source, result)
+    name = entry.name if source == entry.sources[0] else f"{entry.name}-{source}"
+    if entry.form is Form.WHERE:
+        body = "%c = grad.cmplt %a1, %a0 : T\n%r = grad.where %c, %a0, %a1 : T"
+        return name, ExactCase(entry, body, f"{source} {source}", result)
+    operands = ", ".join(f"%a{i}" for i in range(entry.arity))
+    body = f"%r = grad.{entry.name} {operands} : T"
+    return name, ExactCase(entry, body, " ".join([source] * entry.arity), result)
+
+
+def exact_cases() -> dict[str, ExactCase]:
+    """Every elementwise op that IREE lowers exactly, on each element type
+    that has special values, and every conversion between two types."""
+    cases = []
+    forms = (Form.ELEMENTWISE, Form.COMPARE, Form.WHERE, Form.CONVERSION)
+    for entry in entries(forms):
+        types = sorted(entry.types, key=lambda t: [ELEMENTS.index(e) for e in t])
+        cases += [
+            _exact_case(entry, source, result)
+            for source, result in types
+            if entry.iree_exact is True
+            and source in SPECIAL
+            and not (entry.form is Form.CONVERSION and source == result)
+        ]
+    return dict(cases)
+
+
+EXACT_OPS = exact_cases()
+
+
+def special_inputs(operands: list[str], domain: Domain) -> list[np.ndarray]:
     """Every special value of the operands' type (every pair for two), less
-    the zero divisors and shifts outside 0..31 the interpreter rejects."""
-    values = SPECIAL_F32 if operands[0] == "f32" else SPECIAL_I32
+    the last operands the interpreter rejects (zero divisors, shifts outside
+    0..31)."""
+    values = SPECIAL[operands[0]]
     if len(operands) == 1:
         return [values]
     a, b = (
         np.array(v, values.dtype) for v in zip(*product(values, values), strict=True)
     )
-    keep = (b != 0) & ((b >= 0) & (b <= 31) | (values.dtype == np.float32))
+    keep = ~domain.errors(b)
     return [a[keep], b[keep]]
 
 
@@ -555,8 +580,8 @@ def test_exact_op_on_special_values(name: str) -> None:
     out of IREE as from the interpreter, except subnormal results of
     arithmetic, which IREE flushes to zero (they are left out; a bitcast's
     are kept)."""
-    body, operands, result = EXACT_OPS[name]
-    inputs = special_inputs(operands.split())
+    entry, body, operands, result = EXACT_OPS[name]
+    inputs = special_inputs(operands.split(), entry.domain)
     count = len(inputs[0])
     t, r = f"tensor<{count}x{operands.split()[0]}>", f"tensor<{count}x{result}>"
     arguments = ", ".join(f"%a{i}: {t}" for i in range(len(inputs)))
@@ -645,6 +670,16 @@ def test_example(path: Path) -> None:
     check_program(Program(path.read_text(), str(path)))
 
 
+MATH = names(
+    by_domain(
+        e
+        for e in entries(Form.ELEMENTWISE, arity=1, accepts=F32)
+        if e.derivative is Derivative.RULES and e.iree_exact is False
+    )
+)
+"""The f32 ops of one operand that IREE approximates, least restricted first."""
+
+
 def random_program(rng: np.random.Generator, kinds: str) -> str:
     """A random f32 program on two 2x3 inputs whose loss is the sum of its last
     value, returning the loss, that value and the gradient for both inputs.
@@ -670,20 +705,21 @@ def random_program(rng: np.random.Generator, kinds: str) -> str:
     if kinds == "dot":
         choices += ["dot", "batched"] * 2
     if kinds == "math":
-        choices += ["sin", "exp2", "log2"] * 2
+        choices += MATH * 2
     for _ in range(int(rng.integers(5, 12))):
         op = choices[int(rng.integers(len(choices)))]
         a, b = pick(), pick()
         if op in ("add", "mul", "max"):
             value = new(f"grad.{op} {a}, {b} : {t}")
-        elif op in ("neg", "recip", "sin"):
+        elif op in INVENTORY and INVENTORY[op].arity == 1:
+            domain = INVENTORY[op].domain
+            if domain is Domain.MODERATE:
+                a = new(f"grad.sin {a} : {t}")
+            elif domain is Domain.POSITIVE:
+                square = new(f"grad.mul {a}, {a} : {t}")
+                one = new(f"grad.const 1.0 : {t}")
+                a = new(f"grad.add {square}, {one} : {t}")
             value = new(f"grad.{op} {a} : {t}")
-        elif op == "exp2":
-            value = new(f"grad.exp2 {new(f'grad.sin {a} : {t}')} : {t}")
-        elif op == "log2":
-            square = new(f"grad.mul {a}, {a} : {t}")
-            one = new(f"grad.const 1.0 : {t}")
-            value = new(f"grad.log2 {new(f'grad.add {square}, {one} : {t}')} : {t}")
         elif op == "where":
             less = new(f"grad.cmplt {a}, {b} : {t}")
             value = new(f"grad.where {less}, {a}, {b} : {t}")
