@@ -17,6 +17,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from gradopt import files
 from gradopt.diagnostics import (
     LocatedError,
     Location,
@@ -68,14 +69,10 @@ class GradOptMain(xDSLOptMain):
 
     def run(self) -> int:  # pyright: ignore[reportIncompatibleMethodOverride]
         name = self.get_input_name()
-        try:
-            if self.args.input_file is None:
-                data = sys.stdin.buffer.read()
-            else:
-                with open(self.args.input_file, "rb") as file:
-                    data = file.read()
-        except OSError as error:
-            print(f"{name}: error: {error.strerror}", file=sys.stderr)
+        try:  # bounded, and never blocking on a FIFO without a writer
+            data = files.read_program(self.args.input_file)
+        except (OSError, files.FileError) as error:
+            print(f"{name}: error: {files.describe(error)}", file=sys.stderr)
             return 1
         text = data.decode("utf-8", errors="replace")
         source = SourceText()
@@ -100,9 +97,9 @@ class GradOptMain(xDSLOptMain):
         if self.args.output_file is None:
             sys.stdout.write(output.getvalue())
             return 0
-        try:
-            with open(self.args.output_file, "w") as file:
-                file.write(output.getvalue())
+        try:  # all or nothing; a FIFO or device is written in place
+            text = output.getvalue().encode()
+            files.write_atomically(self.args.output_file, lambda f: f.write(text))
         except OSError as error:
             print(f"{self.args.output_file}: error: {error.strerror}", file=sys.stderr)
             return 1
@@ -134,6 +131,10 @@ class GradOptMain(xDSLOptMain):
 
 
 def main(args: Sequence[str] | None = None) -> int:
+    return files.run_interruptibly("grad-opt", lambda: _main(args))
+
+
+def _main(args: Sequence[str] | None) -> int:
     try:
         driver = GradOptMain(
             description="gradopt's modular optimizer driver", args=args
