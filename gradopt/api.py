@@ -2,23 +2,30 @@
 
 A program goes through the same steps as in `grad-run`: parse with located
 errors, verify, expand every differentiation op, then run the entry function on
-NumPy inputs that are checked against its signature. Every error a user can
-cause is a `GradoptError` whose text is the rendered `FILE:LINE:COL: error:`
-report.
+inputs converted to its signature. Every error a user can cause is a
+`GradoptError` whose text is the rendered `FILE:LINE:COL: error:` report; a
+value of the wrong Python type for a parameter is a `TypeError` naming it.
+
+A `Program` may be run from several threads at once: its functions are
+planned once, under a lock, and each run has its own values.
 """
 
 from __future__ import annotations
 
 import math
+import operator
+import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType, i1
 from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute
 from xdsl.utils.exceptions import DiagnosticException
 
+from gradopt import determinism
 from gradopt.context import make_context
 from gradopt.diagnostics import (
     LocatedError,
@@ -39,8 +46,12 @@ if TYPE_CHECKING:
 BACKENDS = ("numpy", "iree")
 """Where `run` runs a program: gradopt's NumPy interpreter, or IREE."""
 
-Inputs = Sequence[np.ndarray] | Mapping[int, np.ndarray]
-"""Input arrays in order, or by index; those not given start as zeros."""
+Inputs = Sequence[object] | Mapping[int | str, object]
+"""Input values in order, or by index or by name (`"w"` for the entry's block
+argument `%w`); those not given start as zeros. Each value (an array of any
+dtype, a nested list, a Python number) is converted to the declared element
+type as `numpy.asarray(value, dtype)` converts it, and must then have
+exactly the declared shape."""
 
 
 class GradoptError(LocatedError):
@@ -54,22 +65,64 @@ class GradoptError(LocatedError):
         return self.report
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Signature:
     """The entry function's slots (memref arguments), staged inputs (tensor
-    arguments) and results, each numbered in order among its kind."""
+    arguments) and results, each numbered in order among its kind, with the
+    names the IR gives them (`w` for `%w`; None where it gives none)."""
 
     slots: tuple[MemRefType, ...]
     args: tuple[TensorType, ...]
     results: tuple[TensorType, ...]
+    slot_names: tuple[str | None, ...] = ()
+    arg_names: tuple[str | None, ...] = ()
+    result_names: tuple[str | None, ...] = ()
+    entry: str = "main"
+
+    def __str__(self) -> str:
+        """`@main(slot 0 %xs: memref<5xf32>, arg 0 %x: tensor<f32>) ->
+        (result 0 %g: tensor<f32>)`: the types as MLIR prints them."""
+
+        def part(
+            kind: str, types: Sequence[Attribute], names: Sequence[str | None]
+        ) -> list[str]:
+            padded = [*names, *[None] * (len(types) - len(names))]
+            return [
+                f"{kind} {i}{f' %{name}' if name else ''}: {type}"
+                for i, (type, name) in enumerate(zip(types, padded, strict=False))
+            ]
+
+        inputs = part("slot", self.slots, self.slot_names)
+        inputs += part("arg", self.args, self.arg_names)
+        results = part("result", self.results, self.result_names)
+        return f"@{self.entry}({', '.join(inputs)}) -> ({', '.join(results)})"
+
+    __repr__ = __str__
 
 
 @dataclass(frozen=True)
 class RunResult:
-    """The entry function's results, then the final contents of every slot."""
+    """The entry function's results, then the final contents of every slot.
+
+    `named` holds the same arrays by the names the IR gives them: each slot
+    by its block argument's name (`result["w"]` for `%w`), each result by the
+    name of the value `func.return` returns (`%g`), where it has one that no
+    slot and no earlier result has. Staged inputs are not outputs and have
+    no entry."""
 
     results: list[np.ndarray]
     slots: list[np.ndarray]
+    named: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        """The slot or result the IR names `name` (without its `%`)."""
+        try:
+            return self.named[name]
+        except KeyError:
+            known = ", ".join(f"'{n}'" for n in self.named) or "none"
+            raise KeyError(
+                f"no slot or result is named '{name}' (named: {known})"
+            ) from None
 
 
 class Program:
@@ -77,17 +130,29 @@ class Program:
     planned: ready to run any number of times."""
 
     def __init__(self, program: ModuleOp | str, filename: str = "<input>"):
+        if not isinstance(program, ModuleOp | str):
+            hint = " (decode it first)" if isinstance(program, bytes) else ""
+            raise TypeError(
+                f"program must be a ModuleOp or its text (a str), not "
+                f"{type(program).__name__}{hint}"
+            )
+        if not isinstance(filename, str):
+            raise TypeError(f"filename must be a str, not {type(filename).__name__}")
         self.filename = filename
         self.source = SourceText()
+        self.iree_module: IreeModule | None = None
+        self._iree_lock = threading.Lock()
         try:
-            owned = isinstance(program, str)
             if isinstance(program, str):
                 self.source.add(filename, program)
-                program = parse_module(make_context(), program, filename)
-            self.module = _prepared(program, owned)
+                parsed = parse_module(make_context(), program, filename)
+                # ours alone: expanded in place, not copied (half the memory
+                # of a large program)
+                self.module = _prepared(parsed, copy=False)
+            else:
+                self.module = _prepared(program, copy=True)
             _check_sizes(self.module)
             self.interpreter = Interpreter(self.module)
-            self.iree_module: IreeModule | None = None
         except LocatedError as error:
             raise GradoptError(error, self.source) from None
         except OpError as error:
@@ -113,15 +178,22 @@ class Program:
         raise self.error(self.filename, f"no function @{entry} to run")
 
     def signature(self, entry: str = "main") -> Signature:
-        """The kinds of value that `run` takes and gives for `entry`."""
+        """The kinds of value that `run` takes and gives for `entry`, with
+        their names; `print` it to see them as MLIR types."""
         function = self.function(entry)
         slots: list[MemRefType] = []
         args: list[TensorType] = []
-        for i, type in enumerate(function.function_type.inputs):
+        slot_names: list[str | None] = []
+        arg_names: list[str | None] = []
+        for i, (type, value) in enumerate(
+            zip(function.function_type.inputs, function.body.block.args, strict=True)
+        ):
             if isinstance(type, MemRefType):
                 slots.append(type)
+                slot_names.append(value.name_hint)
             elif isinstance(type, TensorType):
                 args.append(type)
+                arg_names.append(value.name_hint)
             else:
                 raise self.error(
                     self.filename,
@@ -137,7 +209,20 @@ class Program:
                     f"only return tensors",
                 )
             results.append(type)
-        return Signature(tuple(slots), tuple(args), tuple(results))
+        terminator = function.body.block.last_op
+        returned = terminator.operands if terminator is not None else ()
+        result_names = tuple(value.name_hint for value in returned)
+        if len(result_names) != len(results):
+            result_names = (None,) * len(results)
+        return Signature(
+            tuple(slots),
+            tuple(args),
+            tuple(results),
+            tuple(slot_names),
+            tuple(arg_names),
+            result_names,
+            entry,
+        )
 
     def run(
         self,
@@ -145,17 +230,24 @@ class Program:
         args: Inputs | None = None,
         entry: str = "main",
         backend: str = "numpy",
+        *,
+        deterministic: bool | None = None,
     ) -> RunResult:
         """Run `entry` on copies of the inputs; the slots are updated in the
         copies, which the result holds. `backend` is `numpy` (the interpreter)
-        or `iree` (compiled by IREE on the first run, needs the `iree` extra)."""
+        or `iree` (compiled by IREE on the first run, needs the `iree` extra).
+
+        `deterministic` (default: the `GRADOPT_DETERMINISTIC` environment
+        variable) runs NumPy's BLAS on one thread during the run, so that
+        the bits of `dot` do not depend on the machine's thread count (see
+        `gradopt.determinism`); it changes nothing on IREE."""
         if backend not in BACKENDS:
             raise self.error(
                 backend, f"unknown backend: expected {' or '.join(BACKENDS)}"
             )
         signature = self.signature(entry)
-        slot_values = self.inputs("slot", signature.slots, slots)
-        arg_values = self.inputs("arg", signature.args, args)
+        slot_values = self.inputs("slot", signature.slots, slots, signature.slot_names)
+        arg_values = self.inputs("arg", signature.args, args, signature.arg_names)
         slot_order, arg_order = iter(slot_values), iter(arg_values)
         arguments = [
             next(slot_order) if isinstance(type, MemRefType) else next(arg_order)
@@ -164,18 +256,23 @@ class Program:
         if backend == "iree":
             values = self.run_compiled(entry, arguments)
             count = len(signature.results)
-            return RunResult(values[:count], values[count:])
+            return _result(signature, values[:count], values[count:])
         try:
-            values = self.interpreter.call(entry, arguments)
+            if deterministic is None:
+                deterministic = determinism.from_environment()
+            with determinism.single_threaded_blas() if deterministic else _nothing():
+                values = self.interpreter.call(entry, arguments)
         except OpError as error:
             raise self.located(error) from None
+        except determinism.DeterminismError as error:
+            raise self.error("deterministic", str(error)) from None
         try:
             results = [np.array(value) for value in values]
         except MemoryError:  # a broadcast value, say, copied in full
             raise self.error(
                 self.filename, f"the results of @{entry} do not fit in memory"
             ) from None
-        return RunResult(results, slot_values)
+        return _result(signature, results, slot_values)
 
     def run_compiled(self, entry: str, arguments: list[np.ndarray]) -> list[np.ndarray]:
         """The results and final slots of `entry` run by IREE; the program is
@@ -183,8 +280,9 @@ class Program:
         from gradopt.iree import BackendError, load
 
         try:
-            if self.iree_module is None:
-                self.iree_module = load(self.module)
+            with self._iree_lock:  # compiled once, also when run from threads
+                if self.iree_module is None:
+                    self.iree_module = load(self.module)
             return self.iree_module.call(entry, arguments)
         except OpError as error:
             raise self.located(error) from None
@@ -196,27 +294,75 @@ class Program:
         kind: str,
         types: Sequence[MemRefType | TensorType],
         given: Inputs | None,
+        names: Sequence[str | None] = (),
     ) -> list[np.ndarray]:
-        """Fresh arrays for `types`: copies of the given ones, checked, or zeros."""
+        """Fresh arrays for `types`: the given values converted and checked,
+        or zeros; `given` is a sequence, or a mapping by index or by name."""
+        parameter = f"{kind}s"
         if given is None:
-            given = {}
-        elif not isinstance(given, Mapping):
-            given = dict(enumerate(given))
-        for index in given:
-            if not 0 <= index < len(types):
+            by_index: dict[int, object] = {}
+        elif isinstance(given, Mapping):
+            by_index = {}
+            for key, value in given.items():
+                index = self.index_of(kind, key, len(types), names)
+                if index in by_index:
+                    raise self.error(f"{kind} {key}", f"{kind} {index} is given twice")
+                by_index[index] = value
+        elif isinstance(given, Sequence | np.ndarray) and not isinstance(
+            given, str | bytes
+        ):
+            by_index = dict(enumerate(given))
+            if len(by_index) > len(types):
                 raise self.error(
-                    f"{kind} {index}",
+                    f"{kind} {len(types)}",
                     f"no such {kind}: the entry function has {len(types)} "
                     f"{kind}{'s' * (len(types) != 1)}",
                 )
+        else:
+            raise TypeError(
+                f"{parameter} must be a sequence of values or a mapping from "
+                f"indices or names to values, not {type(given).__name__}"
+            )
         return [
-            self.checked(f"{kind} {i}", type, given.get(i))
+            self.checked(f"{kind} {i}", type, by_index.get(i))
             for i, type in enumerate(types)
         ]
 
+    def index_of(
+        self, kind: str, key: object, count: int, names: Sequence[str | None]
+    ) -> int:
+        """The index that the key `key` of a `slots` or `args` mapping names."""
+        if isinstance(key, str):
+            name = key.removeprefix("%")
+            if name in names:
+                return names.index(name)
+            known = ", ".join(f"%{n}" for n in names if n) or "none has a name"
+            raise self.error(f"{kind} '{key}'", f"no {kind} is named %{name} ({known})")
+        if isinstance(key, bool):
+            index = None
+        else:
+            try:
+                index = operator.index(key)  # an int, or a NumPy integer
+            except TypeError:
+                index = None
+        if index is None:
+            raise TypeError(
+                f"{kind}s: a key must be an index (int) or a name (str), not "
+                f"{type(key).__name__} {key!r}"
+            )
+        if not 0 <= index < count:
+            raise self.error(
+                f"{kind} {index}",
+                f"no such {kind}: the entry function has {count} "
+                f"{kind}{'s' * (count != 1)}",
+            )
+        return index
+
     def checked(
-        self, what: str, type: MemRefType | TensorType, value: np.ndarray | None
+        self, what: str, type: MemRefType | TensorType, value: object | None
     ) -> np.ndarray:
+        """A fresh C-ordered array of `type` holding `value` converted as
+        `numpy.asarray(value, dtype)` converts it, or zeros for None."""
         dtype = np.dtype(dtype_of(type.get_element_type()))
         shape = tuple(type.get_shape())
         if value is None:
@@ -224,14 +370,68 @@ class Program:
                 return np.zeros(shape, dtype)
             except (MemoryError, ValueError):  # NumPy's "Maximum allowed dimension"
                 raise self.error(what, f"{type} is too large to allocate") from None
-        array = np.asarray(value)
-        if array.dtype.type is not dtype.type or array.shape != shape:
+        try:
+            array = np.asarray(value, dtype)
+        except (TypeError, ValueError, OverflowError) as error:
+            raise self.error(
+                what,
+                f"cannot convert {_described(value)} to {dtype} for {type}: {error}",
+            ) from None
+        except MemoryError:
+            raise self.error(what, f"{type} is too large to allocate") from None
+        if array.shape != shape:
             raise self.error(
                 what,
                 f"expected {dtype} data of shape {shape} for {type}, got "
-                f"{array.dtype} data of shape {array.shape}",
+                f"{_described(value)} of shape {array.shape}",
             )
-        return np.array(array, dtype)
+        return np.array(array, dtype, order="C")
+
+
+def _described(value: object) -> str:
+    """`float64 data`, or `a list`: what a caller passed, for messages."""
+    if isinstance(value, np.ndarray | np.generic):
+        return f"{value.dtype} data"
+    return f"a {type(value).__name__}"
+
+
+def input_mismatch(type: MemRefType | TensorType, array: np.ndarray) -> str | None:
+    """Why `array` is not exactly of `type` (its dtype and shape), or None;
+    for `grad-run`, whose `.npy` inputs must match (SPEC §7) where the API
+    converts."""
+    dtype = np.dtype(dtype_of(type.get_element_type()))
+    shape = tuple(type.get_shape())
+    if array.dtype == dtype and array.shape == shape:
+        return None
+    return (
+        f"expected {dtype} data of shape {shape} for {type}, got "
+        f"{array.dtype} data of shape {array.shape}"
+    )
+
+
+def _result(
+    signature: Signature, results: list[np.ndarray], slots: list[np.ndarray]
+) -> RunResult:
+    """`results` and `slots` with the names of `signature` (see `RunResult`)."""
+    named: dict[str, np.ndarray] = {}
+    for name, value in zip(signature.slot_names, slots, strict=True):
+        if name:
+            named[name] = value
+    for name, value in zip(signature.result_names, results, strict=True):
+        if name and name not in named:
+            named[name] = value
+    return RunResult(results, slots, named)
+
+
+class _nothing:
+    """A context that does nothing (`contextlib.nullcontext` without its
+    generic parameters, which pyright wants spelled out)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
 
 
 MAX_BYTES = 1 << 62
@@ -257,18 +457,18 @@ def _check_sizes(module: ModuleOp) -> None:
                 raise OpError(op, f"result {i} of type {type} is too large to run")
 
 
-def _prepared(module: ModuleOp, owned: bool) -> ModuleOp:
-    """`module` verified and with its differentiation ops expanded, in a copy
-    unless it is `owned` (parsed here), so that a module passed in by the
-    caller is left as it was. The expansion is not verified again: the pass
-    builds valid IR (the test suite checks that it verifies), and verifying
-    costs a fifth of a small program's preparation."""
+def _prepared(module: ModuleOp, copy: bool) -> ModuleOp:
+    """`module` verified and with its differentiation ops expanded: in a copy
+    if `copy` (a module passed in by the caller is left as it was). The
+    expansion is not verified again: the pass builds valid IR (the test suite
+    checks that it verifies), and verifying costs a fifth of a small
+    program's preparation."""
     verify_module(module)
     if not any(isinstance(op, DifferentiationOp) for op in module.walk()):
         return module
     from gradopt.passes.expand_gradient import ExpandGradientPass
 
-    expanded = module if owned else module.clone()
+    expanded = module.clone() if copy else module
     ExpandGradientPass().apply(make_context(), expanded)
     return expanded
 
@@ -280,14 +480,21 @@ def run(
     entry: str = "main",
     filename: str = "<input>",
     backend: str = "numpy",
+    *,
+    deterministic: bool | None = None,
 ) -> RunResult:
-    """Run `entry` of `program` (a module or its text) on NumPy inputs.
+    """Run `entry` of `program` (a module or its text) on the given inputs.
 
-    `slots` and `args` are arrays for the entry's memref and tensor arguments,
-    numbered in order among each kind, as a sequence or by index; each must have
-    exactly the declared shape and dtype (float32, int32 or bool), and any not
-    given starts as zeros. The inputs are copied, never changed. `backend` is
-    `numpy` (the interpreter) or `iree` (needs the `iree` extra). Raises
-    `GradoptError` for any error in the program, the inputs, or the run.
+    `slots` and `args` are values for the entry's memref and tensor arguments,
+    numbered in order among each kind, as a sequence, or by index or name
+    (`{"w": ...}` for `%w`); each is converted to the declared element type
+    as `numpy.asarray(value, dtype)` converts it (float32, int32 or bool) and
+    must have exactly the declared shape; any not given starts as zeros. The
+    inputs are copied, never changed. `backend` is `numpy` (the interpreter)
+    or `iree` (needs the `iree` extra); `deterministic` see `Program.run`.
+    Raises `GradoptError` for any error in the program, the inputs, or the
+    run, and `TypeError` for an argument of the wrong Python type.
     """
-    return Program(program, filename).run(slots, args, entry, backend)
+    return Program(program, filename).run(
+        slots, args, entry, backend, deterministic=deterministic
+    )

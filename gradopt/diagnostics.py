@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import sys
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -222,6 +223,25 @@ class LocatedParser(Parser):
         return min(uses, default=None)
 
 
+_INT_LIMIT = re.compile(r"Exceeds the limit \(\d+ digits\) for integer string")
+
+
+def _long_integer(text: str, position: int, message: str) -> tuple[int, str] | None:
+    """Where and what the error is if `message` is Python's refusal to convert
+    a long integer literal (past `sys.get_int_max_str_digits()`): its advice
+    to call that function speaks to a programmer, not to the user, and the
+    parser stands past the literal by then."""
+    if not _INT_LIMIT.match(message):
+        return None
+    digits = sys.get_int_max_str_digits() + 1
+    literals = list(re.finditer(f"[0-9]{{{digits},}}", text[: position + 1]))
+    if not literals:
+        return None
+    literal = literals[-1]
+    length = literal.end() - literal.start()
+    return literal.start(), f"integer literal of {length} digits is too long"
+
+
 def parse_module(
     ctx: Context,
     text: str,
@@ -257,7 +277,10 @@ def parse_module(
         message = str(error) or (  # such as a bare `assert` in xDSL's parser
             f"malformed input (xDSL's parser raised {type(error).__name__} here)"
         )
-        raise LocatedError(parser.location(parser.pos), message) from None
+        position = parser.pos
+        if long := _long_integer(text, position, message):
+            position, message = long
+        raise LocatedError(parser.location(position), message) from None
     parser.check_no_dangling_use(module)
     return module
 

@@ -7,27 +7,43 @@ how to install it, and nothing else in gradopt imports IREE.
 
 A program is lowered with `convert-grad-to-standard` (every slot becomes a
 tensor argument and a final-value result) and compiled once per `Program`.
-Compiled modules are also kept on disk, keyed by the lowered text, the compiler
-version, the flags and the host CPU, so that running the same program again,
-from a new process such as another `grad-run`, skips the compiler (about half
-a second for a small program, more for a large one).
+Compiled modules are also kept on disk, keyed by the lowered text, the
+compiler's and the runtime's versions, the flags and the host CPU, so that
+running the same program again, from a new process such as another
+`grad-run`, skips the compiler (about half a second for a small program, more
+for a large one).
+
+The cache holds native code that the runtime executes, so an entry is read
+only if it is a regular file (not a symlink, a FIFO or a device) no larger
+than the cache's limit, and only used if the SHA-256 digest stored in it
+matches its contents: a truncated, emptied or corrupted entry (one flipped
+byte in native code crashed the process or gave wrong results) is deleted,
+with a one-line `CacheWarning` naming it, and the program compiled again.
+The digest guards against corruption, not against someone who may write the
+cache directory, which is created private to the user (0700). The cache is
+kept under `GRADOPT_CACHE_MAX_BYTES` (default 1 GiB; 0 turns it off) by
+deleting the least recently used entries after each write.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import platform
-import tempfile
+import stat
+import warnings
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+from typing import BinaryIO
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
+from gradopt import files
 from gradopt.context import make_context
 from gradopt.passes.convert_grad_to_standard import ConvertGradToStandardPass
 
@@ -48,8 +64,26 @@ DRIVER = "local-task"
 """IREE's multithreaded CPU runtime."""
 
 
+CACHE_LIMIT_VARIABLE = "GRADOPT_CACHE_MAX_BYTES"
+"""The environment variable that overrides `DEFAULT_CACHE_LIMIT`."""
+
+DEFAULT_CACHE_LIMIT = 1 << 30
+"""The most bytes the cache keeps (1 GiB): a compiled module is tens of KB for
+a small program and a few MB for a large one."""
+
+_MAGIC = b"gradopt iree cache 1\n"
+"""How a cache entry starts; the SHA-256 digest of the module follows, then
+the module (a `.vmfb`)."""
+
+_DIGEST = 32
+
+
 class BackendError(Exception):
     """IREE is missing, or failed on a lowered program."""
+
+
+class CacheWarning(UserWarning):
+    """A cache entry was unusable: it is deleted and the program compiled again."""
 
 
 def _import(name: str) -> ModuleType:
@@ -66,7 +100,12 @@ def lower(module: ModuleOp) -> str:
     dialects. The module itself is left as it was."""
     lowered = module.clone()
     ConvertGradToStandardPass().apply(make_context(), lowered)
-    return str(lowered)
+    try:
+        return str(lowered)
+    except MemoryError:
+        raise BackendError(
+            "the lowered program is too large to print: out of memory"
+        ) from None
 
 
 def cache_dir() -> Path:
@@ -93,42 +132,153 @@ def _host() -> str:
         return platform.machine() + platform.processor()
 
 
+def cache_limit() -> int:
+    """The cache's size limit in bytes (`GRADOPT_CACHE_MAX_BYTES`; 0: off)."""
+    try:
+        return files.limit_from_environment(
+            CACHE_LIMIT_VARIABLE, DEFAULT_CACHE_LIMIT, minimum=0
+        )
+    except files.FileError as error:
+        raise BackendError(str(error)) from None
+
+
 def _key(text: str) -> str:
-    version = _import("iree.compiler.version").VERSION
-    parts = [text, version, *COMPILE_FLAGS, _host()]
+    """What a compiled module depends on: the program, the compiler and the
+    runtime that will load it (a module from another runtime version may
+    not load, or load and misbehave), the flags, the CPU."""
+    compiler = _import("iree.compiler.version").VERSION
+    runtime = _import("iree.runtime.version").VERSION
+    parts = [text, compiler, runtime, *COMPILE_FLAGS, _host()]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+def entry_path(text: str) -> Path:
+    """The cache entry of the lowered program `text`."""
+    return cache_dir() / f"{_key(text)}.vmfb"
+
+
+def _discard(path: Path, reason: str) -> None:
+    """Delete an unusable entry (the link itself, for a symlink), saying so."""
     try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+        path.unlink()
+        done = "deleted it"
+    except FileNotFoundError:
+        done = "it is gone"
+    except OSError as error:
+        done = f"could not delete it: {error.strerror}"
+    warnings.warn(
+        CacheWarning(
+            f"IREE cache entry {path} is unusable ({reason}); {done} and "
+            f"compiled the program again"
+        ),
+        stacklevel=4,
+    )
+
+
+def read_entry(path: Path, limit: int) -> bytes | None:
+    """The module cached at `path` if it is there and intact (a regular file
+    of at most `limit` bytes whose digest matches), else None; an entry that
+    is there but unusable is discarded. A hit counts as a use for the
+    least-recently-used eviction."""
+    try:
+        data = files.read_bounded(path, limit, regular_only=True, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    except files.FileError as error:
+        _discard(path, str(error))
+        return None
+    except OSError as error:
+        reason = error.strerror or str(error)
+        if error.errno == errno.ELOOP:  # O_NOFOLLOW met a symlink
+            reason = "a symbolic link"
+        _discard(path, reason)
+        return None
+    header = len(_MAGIC) + _DIGEST
+    if not data.startswith(_MAGIC) or len(data) < header:
+        _discard(path, "not a gradopt cache entry, or truncated")
+        return None
+    module = data[header:]
+    if hashlib.sha256(module).digest() != data[len(_MAGIC) : header]:
+        _discard(path, "its contents do not match their digest")
+        return None
+    with contextlib.suppress(OSError):
+        os.utime(path)
+    return module
+
+
+def write_entry(path: Path, module: bytes, limit: int) -> None:
+    """Keep `module` at `path` (atomically), then evict the least recently
+    used entries beyond `limit`; a module larger than the limit is not kept.
+    Raises `OSError` (an unwritable cache only costs the caching)."""
+    size = len(_MAGIC) + _DIGEST + len(module)
+    if size > limit:
+        return
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        # never write through a symlink or into a FIFO that stands there
+        if not stat.S_ISREG(path.lstat().st_mode):
+            return
+    digest = hashlib.sha256(module).digest()
+
+    def write(file: BinaryIO) -> None:
+        file.write(_MAGIC)
+        file.write(digest)
+        file.write(module)
+
+    files.write_atomically(path, write)
+    evict(path.parent, limit, keep=path)
+
+
+def evict(directory: Path, limit: int, keep: Path | None = None) -> list[Path]:
+    """Delete the least recently used entries of `directory` until the
+    entries add up to at most `limit` bytes (never `keep`, just written);
+    returns what was deleted."""
+    entries: list[tuple[int, int, Path]] = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(directory):
+            if not entry.name.endswith(".vmfb"):
+                continue
+            with contextlib.suppress(OSError):
+                status = entry.stat(follow_symlinks=False)
+                if stat.S_ISREG(status.st_mode):
+                    entries.append((status.st_mtime_ns, status.st_size, Path(entry)))
+    total = sum(size for _, size, _ in entries)
+    deleted = []
+    for _, size, path in sorted(entries):
+        if total <= limit:
+            break
+        if keep is not None and path == keep:
+            continue
+        with contextlib.suppress(OSError):
+            path.unlink()
+            total -= size
+            deleted.append(path)
+    return deleted
 
 
 def compile_text(text: str) -> bytes:
     """The IREE VM module (a `.vmfb`) for lowered MLIR `text`, from the disk
-    cache when it is there. An unwritable cache only costs the caching."""
-    path = cache_dir() / f"{_key(text)}.vmfb"
-    try:
-        return path.read_bytes()
-    except OSError:
-        pass
+    cache when it is there and intact. An unwritable cache only costs the
+    caching."""
+    limit = cache_limit()
+    path = entry_path(text)
+    if limit and (cached := read_entry(path, limit)) is not None:
+        return cached
+    vmfb = _compile(text)
+    if limit:
+        with contextlib.suppress(OSError):
+            write_entry(path, vmfb, limit)
+    return vmfb
+
+
+def _compile(text: str) -> bytes:
     compiler = _import("iree.compiler")
     try:
-        vmfb = compiler.compile_str(text, extra_args=list(COMPILE_FLAGS))
+        return compiler.compile_str(text, extra_args=list(COMPILE_FLAGS))
     except compiler.CompilerToolError as error:
         raise BackendError(
             f"IREE could not compile the lowered program:\n{error}"
         ) from None
-    with contextlib.suppress(OSError):
-        _write_atomically(path, vmfb)
-    return vmfb
 
 
 @cache
@@ -144,7 +294,12 @@ class IreeModule:
     def __init__(self, vmfb: bytes, driver: str = DRIVER):
         runtime = _import("iree.runtime")
         self.context = runtime.SystemContext(config=_config(driver))
-        module = runtime.VmModule.copy_buffer(self.context.instance, vmfb)
+        try:
+            module = runtime.VmModule.copy_buffer(self.context.instance, vmfb)
+        except (RuntimeError, ValueError) as error:
+            raise BackendError(
+                f"IREE could not load the compiled module: {error}"
+            ) from None
         self.context.add_vm_module(module)
         self.functions = self.context.modules[module.name]
 
@@ -153,15 +308,34 @@ class IreeModule:
         try:
             outputs = self.functions[entry](*arguments)
         except (RuntimeError, ValueError) as error:
+            if "RESOURCE_EXHAUSTED" in str(error):
+                raise BackendError(f"IREE ran out of memory running @{entry}") from None
             raise BackendError(f"IREE failed running @{entry}: {error}") from None
+        except MemoryError:
+            raise BackendError(f"IREE ran out of memory running @{entry}") from None
         if outputs is None:
             return []
         if not isinstance(outputs, tuple | list):
             outputs = (outputs,)
-        return [np.array(output.to_host()) for output in outputs]
+        try:
+            return [np.array(output.to_host()) for output in outputs]
+        except MemoryError:
+            raise BackendError(
+                f"the results of @{entry} do not fit in memory"
+            ) from None
 
 
 def load(module: ModuleOp) -> IreeModule:
-    """`module` (with its gradients expanded) lowered, compiled and loaded."""
+    """`module` (with its gradients expanded) lowered, compiled and loaded.
+    A cached module that the runtime refuses (whatever its digest says) is
+    discarded and compiled again."""
     _import("iree.runtime")  # a missing runtime is reported before compiling
-    return IreeModule(compile_text(lower(module)))
+    text = lower(module)
+    try:
+        return IreeModule(compile_text(text))
+    except BackendError as error:
+        path = entry_path(text)
+        if not path.exists():
+            raise
+        _discard(path, str(error))
+        return IreeModule(_compile(text))

@@ -6,11 +6,16 @@ of large tensors holds all its intermediates. Here each `func.func` is prepared
 once into a `Plan`: a flat list of steps, each a kernel with the frame indices of
 its operands, the index its result goes to, and the indices whose last use it is.
 
-The plan is then compiled into one straight-line Python function, one line a
-step, its values in local variables (`v3 = k2(v0, v1)`, then `del v0` after its
-last use). Running a function is a single call: no loop over steps, no frame
-list, no unpacking; the per-op cost left is that of the NumPy call itself. A
+The plan is then compiled into straight-line Python, one line a step, its
+values in local variables (`v3 = k2(v0, v1)`, then `del v0` after its last
+use). Running a function is a single call: no loop over steps, no frame list,
+no unpacking; the per-op cost left is that of the NumPy call itself. A
 kernel's error is traced back to its op through the line it was raised from.
+A plan of more than `CHUNK_STEPS` steps is compiled as a chain of functions of
+at most that many steps, which pass the values still alive through the frame
+list: compiling one function costs about 6 KB of memory a line while it runs
+(its syntax tree), which for a 100k-op gradient program was gigabytes, and a
+chunk's tree is freed before the next one is built.
 
 Two more things keep big tensors cheap:
 
@@ -28,9 +33,11 @@ Neither changes a bit of any result: the same ufunc runs on the same operands.
 
 from __future__ import annotations
 
+import threading
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from operator import itemgetter
 from types import CodeType, FunctionType, TracebackType
 from typing import NamedTuple
@@ -57,6 +64,11 @@ Action = Callable[..., object]
 
 NO_RESULT = -1
 """The result index of a step whose op has no result."""
+
+CHUNK_STEPS = 2000
+"""The most steps compiled into one Python function (see the module's
+docstring); at 2000 a chunk's compilation peaks at about 12 MB, and the call
+from one chunk to the next costs nothing measurable."""
 
 
 class Step(NamedTuple):
@@ -109,17 +121,18 @@ def _kind(op: Operation) -> _Kind:
 
 @dataclass
 class _Compiled:
-    """A plan's Python function, and the op of each of its lines."""
+    """A plan's Python function, and the op of each line of the functions it
+    is compiled into."""
 
     function: Callable[[Frame], list[object]]
-    code: CodeType
-    ops: dict[int, Operation]
+    ops: dict[CodeType, dict[int, Operation]]
 
     def op_of(self, traceback: TracebackType | None) -> Operation | None:
-        """The op whose line of this function `traceback` passes through first."""
+        """The op whose line of this plan `traceback` passes through first."""
         while traceback is not None:
-            if traceback.tb_frame.f_code is self.code:
-                return self.ops.get(traceback.tb_lineno)
+            lines = self.ops.get(traceback.tb_frame.f_code)
+            if lines is not None:
+                return lines.get(traceback.tb_lineno)
             traceback = traceback.tb_next
         return None
 
@@ -157,7 +170,8 @@ class Plan:
             raise OpError(op, "ran out of memory", at_run_time=True) from None
 
     def compile(self) -> _Compiled:
-        """The steps as the source of one Python function, compiled."""
+        """The steps as the source of Python functions, compiled: one, or a
+        chain of chunks of at most `CHUNK_STEPS` steps."""
         names = {
             index: f"c{index}" if index in self.constants else f"v{index}"
             for index in range(self.size)
@@ -165,16 +179,83 @@ class Plan:
         namespace: dict[str, object] = {
             names[index]: value for index, value in self.constants.items()
         }
+        steps = [
+            (position, step)
+            for position, step in enumerate(self.steps)
+            if step.result not in self.constants
+        ]
+        size = max(CHUNK_STEPS, 1)
+        chunks = [steps[i : i + size] for i in range(0, len(steps), size)] or [[]]
+        functions: list[FunctionType] = []
+        ops: dict[CodeType, dict[int, Operation]] = {}
+        for number, chunk in enumerate(chunks):
+            lines, chunk_ops = self.chunk_source(
+                chunk, names, namespace, number == 0, number == len(chunks) - 1
+            )
+            code = compile("\n".join(lines) + "\n", "<gradopt plan>", "exec")
+            exec(code, namespace)
+            function = namespace.pop("run")
+            assert isinstance(function, FunctionType)
+            functions.append(function)
+            ops[function.__code__] = chunk_ops
+        if len(functions) == 1:
+            return _Compiled(functions[0], ops)
+        *first, last = functions
+        frame_size = self.size
+
+        def run(frame: Frame) -> list[object]:
+            frame.extend(repeat(None, frame_size - len(frame)))
+            for function in first:
+                function(frame)
+            return last(frame)
+
+        return _Compiled(run, ops)
+
+    def chunk_source(
+        self,
+        chunk: Sequence[tuple[int, Step]],
+        names: dict[int, str],
+        namespace: dict[str, object],
+        first: bool,
+        last: bool,
+    ) -> tuple[list[str], dict[int, Operation]]:
+        """The source of one chunk's function `run(frame)`, and the op of each
+        of its lines. The values it reads that earlier chunks made (or the
+        inputs) are taken out of the frame into locals, so that a `del`
+        frees them as in a single function; those still alive at its end are
+        put back for the chunks after it; the last chunk returns the
+        outputs."""
+        defined: set[int] = set()
+        outer: list[int] = []  # read here, made before: taken from the frame
+        for _, step in chunk:
+            for index in step.operands:
+                if index not in defined and index not in self.constants:
+                    defined.add(index)
+                    outer.append(index)
+            if step.result != NO_RESULT:
+                defined.add(step.result)
+        if last:
+            outer += [
+                i for i in self.outputs if i not in defined and i not in self.constants
+            ]
+            defined.update(self.outputs)
+        outer = list(dict.fromkeys(outer))
         lines = ["def run(frame):"]
+        if outer:
+            targets = ", ".join(names[i] for i in outer)
+            lines.append(f"    {targets}, = {', '.join(f'frame[{i}]' for i in outer)},")
+        if last:
+            lines.append("    frame.clear()")
+        else:
+            if outer:
+                lines.append(f"    {' = '.join(f'frame[{i}]' for i in outer)} = None")
+            if first and self.dropped:
+                lines.append(
+                    f"    {' = '.join(f'frame[{i}]' for i in self.dropped)} = None"
+                )
         ops: dict[int, Operation] = {}
-        if self.inputs:
-            targets = "".join(f"{names[i]}, " for i in range(self.inputs))
-            lines += [f"    {targets}= frame", "    frame.clear()"]
-        if self.dropped:
-            lines.append(f"    del {', '.join(names[i] for i in self.dropped)}")
-        for position, step in enumerate(self.steps):
-            if step.result in self.constants:
-                continue
+        freed: set[int] = set()
+        for position, step in chunk:
             kernel = f"k{position}"
             namespace[kernel] = step.kernel
             arguments = [names[i] for i in step.operands]
@@ -185,14 +266,21 @@ class Plan:
                 call = f"{names[step.result]} = {call}"
             lines.append(f"    {call}")
             ops[len(lines)] = step.op
-            freed = [names[i] for i in step.free if i not in self.constants]
-            if freed:
-                lines.append(f"    del {', '.join(freed)}")
-        lines.append(f"    return [{', '.join(names[i] for i in self.outputs)}]")
-        exec(compile("\n".join(lines) + "\n", "<gradopt plan>", "exec"), namespace)
-        function = namespace["run"]
-        assert isinstance(function, FunctionType)
-        return _Compiled(function, function.__code__, ops)
+            dead = [i for i in step.free if i not in self.constants]
+            if dead:
+                lines.append(f"    del {', '.join(names[i] for i in dead)}")
+                freed.update(dead)
+        if last:
+            lines.append(f"    return [{', '.join(names[i] for i in self.outputs)}]")
+        else:
+            alive = [
+                i for i in dict.fromkeys([*outer, *sorted(defined)]) if i not in freed
+            ]
+            alive = [i for i in alive if i not in self.constants]
+            if alive:
+                stores = ", ".join(f"frame[{i}]" for i in alive)
+                lines.append(f"    {stores}, = {', '.join(names[i] for i in alive)},")
+        return lines, ops
 
 
 def _packed(values: Sequence[object], count: int) -> object:
@@ -432,18 +520,26 @@ class Interpreter:
         }
         self.plans: dict[str, Plan] = {}
         self.planning: set[str] = set()
+        self.lock = threading.RLock()
 
     def prepare(self, name: str) -> None:
         """Plan function `name` and its callees, unless done or under way (a
-        recursive call); raises `OpError` for an op that cannot run."""
-        if name in self.plans or name in self.planning:
+        recursive call); raises `OpError` for an op that cannot run.
+
+        Thread-safe: one thread plans while the others wait for the lock, so
+        that none of them sees a function "under way" whose plan is not there
+        yet. The lock is re-entrant for the callees planned on the way."""
+        if name in self.plans:  # planned: no lock needed to read a finished dict entry
             return
-        self.planning.add(name)
-        try:
-            block = self.functions[name].body.block
-            self.plans[name] = _PlanBuilder(self).build(block, block.args, 0)
-        finally:
-            self.planning.remove(name)
+        with self.lock:
+            if name in self.plans or name in self.planning:
+                return
+            self.planning.add(name)
+            try:
+                block = self.functions[name].body.block
+                self.plans[name] = _PlanBuilder(self).build(block, block.args, 0)
+            finally:
+                self.planning.remove(name)
 
     def call(self, name: str, arguments: Sequence[object]) -> list[object]:
         """The results of function `name`; raises `OpError` for an op that

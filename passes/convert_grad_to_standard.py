@@ -73,6 +73,7 @@ from xdsl.dialects import arith, math, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
+    BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FloatAttr,
@@ -121,10 +122,43 @@ def scalar(value: float | int | bool, element: Attribute) -> arith.ConstantOp:
     return arith.ConstantOp(IntegerAttr(int(value), i32))
 
 
+def splat_attr(value: float | int | bool, type: TensorType) -> DenseIntOrFPElementsAttr:
+    """A dense attribute of `type` with every element `value`, stored as the
+    one element: O(1) in the shape, printed as MLIR's splat `dense<v>`.
+
+    xDSL's `from_list` repeats a splat's bytes over the whole shape, and its
+    printer then unpacks every element into a Python float to find that they
+    are equal: a 64 MB splat peaked at 1.4 GB and a 40 GB one could not be
+    lowered at all. An attribute holding one element for many is xDSL's splat
+    form: it prints as `dense<v> : type`, which MLIR and IREE read as the
+    splat it is (xDSL's own parser would repeat it again)."""
+    element = type.get_element_type()
+    data = [float(value)] if element == f32 else [int(value)]
+    one = DenseIntOrFPElementsAttr.from_list(TensorType(element, []), data)
+    return DenseIntOrFPElementsAttr(type, one.data)
+
+
 def splat(value: float | int | bool, type: TensorType) -> arith.ConstantOp:
     """An `arith.constant` of `type` with every element `value`."""
-    data = [float(value)] if type.get_element_type() == f32 else [int(value)]
-    return arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(type, data))
+    return arith.ConstantOp(splat_attr(value, type))
+
+
+def _as_splat(value: DenseIntOrFPElementsAttr) -> DenseIntOrFPElementsAttr:
+    """`value` in the splat form if all its elements have the same bits (as a
+    dense literal `dense<1.0>` of the source is, which xDSL's parser
+    expanded), else `value` itself; compared as raw bits without making a
+    Python object per element."""
+    size = value.get_element_type().compile_time_size
+    data = value.data.data
+    if len(data) <= size:
+        return value
+    first = data[:size]
+    step = size * 4096
+    for start in range(0, len(data), step):
+        chunk = data[start : start + step]
+        if chunk != first * (len(chunk) // size):
+            return value
+    return DenseIntOrFPElementsAttr(value.type, BytesAttr(first))
 
 
 def filled(value: float | int, type: TensorType) -> list[Operation]:
@@ -370,14 +404,19 @@ class LowerDetach(RewritePattern):
 
 
 class LowerConst(RewritePattern):
-    """`grad.const` -> `arith.constant` of a dense tensor."""
+    """`grad.const` -> `arith.constant` of a dense tensor: a splat, O(1) in
+    the shape, for a scalar literal or a dense one whose elements are equal."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.ConstOp, rewriter: PatternRewriter, /):
-        if isinstance(op.value, DenseIntOrFPElementsAttr):
-            rewriter.replace(op, arith.ConstantOp(op.value))
-        else:
-            rewriter.replace(op, splat(op.value.value.data, tensor_type(op.result)))
+        try:
+            if isinstance(op.value, DenseIntOrFPElementsAttr):
+                constant = arith.ConstantOp(_as_splat(op.value))
+            else:
+                constant = splat(op.value.value.data, tensor_type(op.result))
+        except MemoryError:
+            raise OpError(op, "has a value too large to lower: out of memory") from None
+        rewriter.replace(op, constant)
 
 
 # --- shapes -----------------------------------------------------------------

@@ -63,10 +63,21 @@ def test_inputs_are_copied_and_results_are_fresh_arrays() -> None:
     ("slots", "args", "message"),
     [
         (
-            [np.zeros(2)],
+            [np.zeros((2, 1))],
             None,
             "slot 0: error: expected float32 data of shape (2,) for memref<2xf32>, "
-            "got float64 data of shape (2,)",
+            "got float64 data of shape (2, 1)",
+        ),
+        (
+            [[1.0, 2.0, 3.0]],
+            None,
+            "slot 0: error: expected float32 data of shape (2,) for memref<2xf32>, "
+            "got a list of shape (3,)",
+        ),
+        (
+            [["a", "b"]],
+            None,
+            "slot 0: error: cannot convert a list to float32 for memref<2xf32>: ",
         ),
         (
             [np.zeros(3, np.float32)],
@@ -76,8 +87,14 @@ def test_inputs_are_copied_and_results_are_fresh_arrays() -> None:
         ),
         (
             None,
-            {1: np.array(1, np.int32)},
-            "arg 1: error: expected bool data of shape () for tensor<i1>, got int32",
+            {1: np.array([True])},
+            "arg 1: error: expected bool data of shape () for tensor<i1>, got bool "
+            "data of shape (1,)",
+        ),
+        (
+            None,
+            {0: [[2**40, 0], [0, 0]]},
+            "arg 0: error: cannot convert a list to int32 for tensor<2x2xi32>: ",
         ),
         (
             None,

@@ -272,7 +272,9 @@ def test_an_npz_is_not_a_spec(
     np.savez(path, x=np.zeros(3, np.float32))
     status, _, err = run(capsys, failing, "--slot", f"0={path}")
     assert status == 1
-    assert err == f"--slot 0: error: {path} is an .npz archive, not a .npy file\n"
+    assert err == (
+        f"--slot 0: error: cannot read {path}: it is an .npz archive, not a .npy file\n"
+    )
 
 
 @pytest.mark.parametrize(

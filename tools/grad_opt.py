@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from io import BytesIO, StringIO
+from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
@@ -26,6 +28,7 @@ from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from gradopt import files
 from gradopt.diagnostics import (
     LocatedError,
     Location,
@@ -113,6 +116,13 @@ class GradOptMain(xDSLOptMain):
         with _failing_op_recorded():
             super().apply_passes(prog)
 
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        """xDSL's input, read within the size limit and never blocking on a
+        FIFO without a writer (`gradopt.files.read_program`)."""
+        path = self.args.input_file
+        extension = "mlir" if path is None else os.path.splitext(path)[1][1:]
+        return BytesIO(files.read_program(path)), extension
+
     def run(self) -> int:  # pyright: ignore[reportIncompatibleMethodOverride]
         """Every chunk is processed (with `--split-input-file`, as mlir-opt
         does): each result is printed, each error reported, and the exit
@@ -120,8 +130,8 @@ class GradOptMain(xDSLOptMain):
         name = self.get_input_name()
         try:
             chunks, extension = self.prepare_input()
-        except OSError as error:
-            print(f"{name}: error: {error.strerror}", file=sys.stderr)
+        except (OSError, files.FileError) as error:
+            print(f"{name}: error: {files.describe(error)}", file=sys.stderr)
             return 1
         except ValueError as error:  # an unknown file extension
             print(f"{name}: error: {error} (use -f mlir)", file=sys.stderr)
@@ -155,9 +165,9 @@ class GradOptMain(xDSLOptMain):
         if self.args.output_file is None:
             sys.stdout.write(output.getvalue())
             return 1 if failed else 0
-        try:
-            with open(self.args.output_file, "w") as file:
-                file.write(output.getvalue())
+        try:  # all or nothing; a FIFO or device is written in place
+            text = output.getvalue().encode()
+            files.write_atomically(self.args.output_file, lambda f: f.write(text))
         except OSError as error:
             print(f"{self.args.output_file}: error: {error.strerror}", file=sys.stderr)
             return 1
@@ -233,7 +243,7 @@ def main(args: Sequence[str] | None = None) -> int:
     `xdsl-opt` does (the filter is restored when grad-opt returns)."""
     with warnings.catch_warnings():
         warnings.filterwarnings("default", category=DeprecationWarning)
-        return _main(args)
+        return files.run_interruptibly("grad-opt", lambda: _main(args))
 
 
 if __name__ == "__main__":

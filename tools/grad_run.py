@@ -11,17 +11,17 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import re
 import sys
-import tempfile
+import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import NoReturn
+from typing import NoReturn, TextIO
 
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, TensorType
 
-from gradopt.api import BACKENDS, GradoptError, Program
+from gradopt import files
+from gradopt.api import BACKENDS, GradoptError, Program, input_mismatch
 from gradopt.dialect.types import dtype_of
 from gradopt.tools import versions
 
@@ -58,7 +58,9 @@ def _parser() -> _Parser:
         "the declared shape; NaN and Infinity allowed), a number (for rank 0), or "
         "zeros. Slots and args not given start as zeros.",
     )
-    parser.add_argument("file", metavar="FILE", help="the program (.mlir)")
+    parser.add_argument(
+        "file", metavar="FILE", help="the program (.mlir), or - for standard input"
+    )
     parser.add_argument("--entry", default="main", help="function to run (main)")
     for name, what in (("slot", "memref"), ("arg", "tensor")):
         parser.add_argument(
@@ -97,6 +99,29 @@ def _elements(data: object) -> tuple[tuple[int, ...], list[object]]:
     return (len(data), *inner), [e for _, elements in parts for e in elements]
 
 
+class _LongInteger(float):
+    """An integer literal too long for Python's `int()` (past 4300 digits, its
+    guard against slow conversions): far outside i32, and infinite as f32."""
+
+    digits: int
+
+    def __new__(cls, text: str) -> _LongInteger:
+        value = super().__new__(cls, float(text))
+        value.digits = len(text.lstrip("+-"))
+        return value
+
+
+_MAX_DIGITS = 1000
+"""Longer integer literals are `_LongInteger`s: none fits in i32 anyway."""
+
+
+def _integer(text: str) -> int | float:
+    """A JSON or command-line integer, without Python's int() digit limit."""
+    if len(text) > _MAX_DIGITS:
+        return _LongInteger(text)
+    return int(text)
+
+
 def _float(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"expected a number, got {json.dumps(value)}")
@@ -104,6 +129,8 @@ def _float(value: object) -> float:
 
 
 def _int(value: object) -> int:
+    if isinstance(value, _LongInteger):
+        raise ValueError(f"an integer of {value.digits} digits does not fit in i32")
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"expected an integer, got {json.dumps(value)}")
     if not -(2**31) <= value < 2**31:
@@ -128,14 +155,14 @@ def _scalar(text: str) -> object:
     """A number spec as the JSON value it would be inside a list."""
     if text.lower() in ("true", "false"):
         return text.lower() == "true"
-    try:
-        return int(text)
-    except ValueError:
-        return float(text)
+    if re.fullmatch(r"[+-]?[0-9]+", text):
+        return _integer(text)
+    return float(text)
 
 
 def _array(spec: str, type: MemRefType | TensorType) -> np.ndarray:
-    """The value that `spec` gives for `type`; raises `ValueError` or `OSError`."""
+    """The value that `spec` gives for `type`; raises `ValueError` or `OSError`.
+    A `.npy` file's data is returned as it is (`_inputs` checks its type)."""
     dtype = dtype_of(type.get_element_type())
     shape = tuple(type.get_shape())
     convert = _CONVERT[dtype]
@@ -146,7 +173,7 @@ def _array(spec: str, type: MemRefType | TensorType) -> np.ndarray:
             raise ValueError(f"{type} is too large to allocate") from None
     if spec.startswith("["):
         try:
-            data = json.loads(spec)
+            data = json.loads(spec, parse_int=_integer)
             _, elements = _elements(data)
         except json.JSONDecodeError as error:
             raise ValueError(f"'{spec}' is not a JSON list: {error}") from None
@@ -166,16 +193,11 @@ def _array(spec: str, type: MemRefType | TensorType) -> np.ndarray:
         with np.errstate(over="ignore"):
             return np.array(convert(_scalar(spec)), dtype)
     try:
-        array = np.load(spec, allow_pickle=False)
-    except (ValueError, EOFError) as error:  # not a .npy file, or pickled data
+        return files.load_npy(spec)
+    except files.FileError as error:
         raise ValueError(f"cannot read {spec}: {error}") from None
-    except MemoryError:  # NumPy allocates the shape in the header before reading
-        raise ValueError(
-            f"cannot read {spec}: its data does not fit in memory"
-        ) from None
-    if not isinstance(array, np.ndarray):
-        raise ValueError(f"{spec} is an .npz archive, not a .npy file")
-    return array
+    except ValueError as error:
+        raise ValueError(f"cannot read {spec}: {error}") from None
 
 
 def _inputs(
@@ -198,11 +220,16 @@ def _inputs(
                 f"{kind}{'s' * (len(types) != 1)}",
             )
         try:
-            values[index] = _array(spec, types[index])
+            value = _array(spec, types[index])
         except OSError as error:
             raise program.error(what, f"cannot read {spec}: {error.strerror}") from None
         except ValueError as error:
             raise program.error(what, str(error)) from None
+        # the API converts other dtypes as NumPy's asarray does; grad-run
+        # promises an error for data of another type (SPEC §7)
+        if (mismatch := input_mismatch(types[index], value)) is not None:
+            raise program.error(f"{kind} {index}", mismatch)
+        values[index] = value
     return values
 
 
@@ -225,19 +252,14 @@ def format_value(array: np.ndarray) -> str:
 
 
 def _write(path: str, arrays: Mapping[str, np.ndarray]) -> None:
-    """Write an .npz atomically: a failure leaves no file, or the old one."""
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(dir=directory, suffix=".npz.tmp")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            np.savez(file, **arrays)  # pyright: ignore[reportArgumentType]
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # what a plain open() would give
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    """Write an .npz atomically (`files.write_atomically`: a failure leaves no
+    file, or the old one; a device or FIFO is written in place), every array
+    in C order, so that the bytes do not depend on the inputs' layout."""
+    contiguous = {name: np.asarray(a, order="C") for name, a in arrays.items()}
+    files.write_atomically(
+        path,
+        lambda file: np.savez(file, **contiguous),  # pyright: ignore[reportArgumentType]
+    )
 
 
 def _run(text: str, options: argparse.Namespace) -> str:
@@ -272,28 +294,55 @@ def _run(text: str, options: argparse.Namespace) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _one_line_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """A warning (such as a corrupt IREE cache entry) as one line on stderr,
+    not Python's two lines naming gradopt's source."""
+    print(f"grad-run: warning: {message}", file=sys.stderr)
+
+
+def _read(name: str) -> str:
+    """The program text of FILE, or of standard input for `-`."""
+    return files.read_program(name).decode("utf-8", errors="replace")
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         options = _parser().parse_args(argv)
     except SystemExit as exit:  # --help, or a malformed command line
         return exit.code if isinstance(exit.code, int) else 1
+    name = "<stdin>" if options.file == "-" else options.file
     try:
-        with open(options.file, "rb") as file:
-            text = file.read().decode("utf-8", errors="replace")
-    except OSError as error:
-        print(f"{options.file}: error: {error.strerror}", file=sys.stderr)
+        text = _read(options.file)
+    except (OSError, files.FileError) as error:
+        print(f"{name}: error: {files.describe(error)}", file=sys.stderr)
         return 1
+    options.file = name
     try:
-        output = _run(text, options)
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning
+            output = _run(text, options)
     except GradoptError as error:
         sys.stderr.write(str(error))
         return 1
     except Exception as error:  # a bug in gradopt: one line, as grad-opt gives
-        name = type(error).__name__
-        print(f"grad-run: error: internal error: {name}: {error}", file=sys.stderr)
+        kind = type(error).__name__
+        print(f"grad-run: error: internal error: {kind}: {error}", file=sys.stderr)
         return 1
     sys.stdout.write(output)
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """grad-run's entry point: `_main`, with Ctrl-C and SIGTERM reported as
+    one line (exit status 130 or 143) after removing temporary files."""
+    return files.run_interruptibly("grad-run", lambda: _main(argv))
 
 
 if __name__ == "__main__":
