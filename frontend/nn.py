@@ -45,20 +45,30 @@ def relu(x: ArrayLike) -> Array:
     return gnp.maximum(x, 0.0)
 
 
+def _minus_abs(x: Array) -> tuple[Array, Array]:
+    """`x ≥ 0` and `-|x|`, the latter as a `where` on the former rather than
+    by `abs`: at 0, `abs` has the (tie) derivative 0, but a formula split at 0
+    needs the derivative of the side it takes there."""
+    positive = gnp.greater_equal(x, 0.0)
+    return positive, gnp.where(positive, gnp.negative(x), x)
+
+
 def sigmoid(x: ArrayLike) -> Array:
     """`1 / (1 + e^-x)` for x ≥ 0 and `e^x / (1 + e^x)` below, both from
     `z = exp(-|x|) ≤ 1`."""
-    x = floating(x)
-    z = gnp.exp(gnp.negative(gnp.absolute(x)))
+    positive, minus_abs = _minus_abs(floating(x))
+    z = gnp.exp(minus_abs)
     r = gnp.reciprocal(gnp.add(z, 1.0))
-    return gnp.where(gnp.greater_equal(x, 0.0), r, gnp.multiply(z, r))
+    return gnp.where(positive, r, gnp.multiply(z, r))
 
 
 def softplus(x: ArrayLike) -> Array:
-    """`log(1 + e^x)` as `max(x, 0) + log1p(exp(-|x|))`."""
+    """`log(1 + e^x)` as `max(x, 0) + log1p(exp(-|x|))`, both terms split at
+    0 on the same side."""
     x = floating(x)
-    tail = gnp.log1p(gnp.exp(gnp.negative(gnp.absolute(x))))
-    return gnp.add(gnp.maximum(x, 0.0), tail)
+    positive, minus_abs = _minus_abs(x)
+    tail = gnp.log1p(gnp.exp(minus_abs))
+    return gnp.add(gnp.where(positive, x, 0.0), tail)
 
 
 def log_sigmoid(x: ArrayLike) -> Array:
@@ -91,11 +101,12 @@ def leaky_relu(x: ArrayLike, negative_slope: float = 0.01) -> Array:
 
 
 def elu(x: ArrayLike, alpha: float = 1.0) -> Array:
-    """`x` above 0, `alpha · expm1(x)` below, with `expm1` of `min(x, 0)` so
-    that the discarded branch never overflows."""
+    """`x` above 0, `alpha · expm1(x)` below, with `expm1` of 0 where x > 0
+    so that the discarded branch never overflows."""
     x = floating(x)
-    below = gnp.multiply(gnp.expm1(gnp.minimum(x, 0.0)), alpha)
-    return gnp.where(gnp.greater(x, 0.0), x, below)
+    positive = gnp.greater(x, 0.0)
+    below = gnp.multiply(gnp.expm1(gnp.where(positive, 0.0, x)), alpha)
+    return gnp.where(positive, x, below)
 
 
 def _shifted(x: Array, axis: Axis) -> tuple[Array, Array]:
