@@ -6,8 +6,8 @@ function as `gradopt.jit` does, so `gradopt.grad(gradopt.from_jax(f, x))`
 differentiates it with gradopt's own rules. Calls (`jit`, `pjit`,
 `closed_call`, `remat`, `custom_jvp_call`, `custom_vjp_call`) are inlined:
 of a custom derivative, gradopt differentiates the primal body, not the rule.
-Equations whose inputs are all constants are evaluated by JAX itself when
-traced, which keeps shape arithmetic and padding values out of the module.
+A few equations of constants are computed when traced (the padding value of
+`jnp.pad`, a literal to convert); the others become ops like the rest.
 
 Each op gets the source line of its JAX equation (as JAX reports it), so that
 an error points at the line of the JAX function. JAX is optional (the `jax`
@@ -335,22 +335,29 @@ def _where(eqn: Any) -> Location | None:
     return Location(frame.file_name, frame.start_line, frame.start_column + 1)
 
 
-def _check(jaxpr: Any) -> None:
-    """Raise an error at the first equation without a gradopt counterpart."""
+def _check(jaxpr: Any, outer: Location | None = None) -> None:
+    """Raise an error at the first equation without a gradopt counterpart
+    (at the line of the call it is in, if JAX knows no line of its own)."""
     for eqn in jaxpr.eqns:
-        name = eqn.primitive.name
+        name, where = eqn.primitive.name, _where(eqn) or outer
         if name in CALLS:
-            _check(_body(eqn)[0])
+            _check(_body(eqn)[0], where)
         elif name not in RULES and name not in IDENTITIES:
             raise error(
                 f"from_jax: the JAX primitive '{name}' has no gradopt counterpart",
-                _where(eqn),
+                where,
             )
 
 
-def _evaluate(jaxpr: Any, consts: Sequence[Any], args: Sequence[Value]) -> list[Value]:
+def _evaluate(
+    jaxpr: Any,
+    consts: Sequence[Any],
+    args: Sequence[Value],
+    outer: Location | None = None,
+) -> list[Value]:
     """The jaxpr's outputs for `args`: traced arrays, or NumPy values for those
-    computed from constants only (by JAX)."""
+    computed from constants only (by JAX). Ops are at their equation's line,
+    or that of the call they are in (`outer`)."""
     from jax.extend.core import Literal
 
     env: dict[Any, Value] = {}
@@ -366,24 +373,32 @@ def _evaluate(jaxpr: Any, consts: Sequence[Any], args: Sequence[Value]) -> list[
         env[var] = value
     for eqn in jaxpr.eqns:
         inputs = [read(v) for v in eqn.invars]
-        with located(_where(eqn)):
-            outputs = _apply(eqn, inputs)
+        where = _where(eqn) or outer
+        with located(where):
+            outputs = _apply(eqn, inputs, where)
         for var, value in zip(eqn.outvars, outputs, strict=True):
             env[var] = value
     return [read(v) for v in jaxpr.outvars]
 
 
-def _apply(eqn: Any, inputs: list[Value]) -> list[Value]:
+FOLDS: dict[str, Callable[..., np.ndarray]] = {
+    "convert_element_type": lambda p, x: x.astype(canonical_dtype(p["new_dtype"])),
+}
+"""Equations computed at trace time when their operands are constants, so
+that a value `pad` needs as a literal (`jnp.pad` converts its `0` to the
+operand's dtype) is one; every other equation becomes ops, constants
+included."""
+
+
+def _apply(eqn: Any, inputs: list[Value], where: Location | None) -> list[Value]:
     name = eqn.primitive.name
-    if all(isinstance(x, np.ndarray) for x in inputs):
-        results = eqn.primitive.bind(*inputs, **eqn.params)
-        results = results if eqn.primitive.multiple_results else [results]
-        return [np.asarray(r) for r in results]
+    if name in FOLDS and all(isinstance(x, np.ndarray) for x in inputs):
+        return [FOLDS[name](eqn.params, *inputs)]
     if name in IDENTITIES:
         return inputs
     if name in CALLS:
         jaxpr, consts = _body(eqn)
-        return _evaluate(jaxpr, consts, inputs)
+        return _evaluate(jaxpr, consts, inputs, where)
     result = RULES[name](eqn.params, *inputs)
     return list(result) if eqn.primitive.multiple_results else [result]  # type: ignore[arg-type]
 
