@@ -310,7 +310,7 @@ def emit(op: Operation) -> Array:
 
 
 def tensor(dtype: np.dtype, shape: Sequence[int]) -> TensorType:
-    return TensorType(ELEMENTS[dtype], list(shape))
+    return TensorType(ELEMENTS[dtype], [int(d) for d in shape])
 
 
 def canonical_dtype(dtype: object) -> np.dtype:
@@ -1056,7 +1056,8 @@ def slice_array(
 ) -> Array:
     """`grad.slice`: like `stablehlo.slice`."""
     cls = new_op("SliceOp", "slicing an array")
-    return emit(cls(x.value, list(start), list(limit), list(stride)))  # type: ignore[call-arg]
+    start, limit, stride = ([int(v) for v in vs] for vs in (start, limit, stride))
+    return emit(cls(x.value, start, limit, stride))  # type: ignore[call-arg]
 
 
 def pad_array(
@@ -1069,13 +1070,14 @@ def pad_array(
     """`grad.pad`: like `stablehlo.pad`, `value` a literal of x's dtype."""
     cls = new_op("PadOp", "padding an array")
     literal = np.asarray(value).astype(x.dtype).item()
-    return emit(cls(x.value, list(low), list(high), list(interior), literal))  # type: ignore[call-arg]
+    low, high, interior = ([int(v) for v in vs] for vs in (low, high, interior))
+    return emit(cls(x.value, low, high, interior, literal))  # type: ignore[call-arg]
 
 
 def reverse(x: Array, dims: Sequence[int]) -> Array:
     """`grad.reverse` of the listed dims."""
     cls = new_op("ReverseOp", "reversing an array")
-    return emit(cls(x.value, sorted(dims)))  # type: ignore[call-arg]
+    return emit(cls(x.value, sorted(int(d) for d in dims)))  # type: ignore[call-arg]
 
 
 def concat(xs: Sequence[Array], dim: int) -> Array:
@@ -1083,7 +1085,7 @@ def concat(xs: Sequence[Array], dim: int) -> Array:
     if len(xs) == 1:
         return xs[0]
     cls = new_op("ConcatOp", "concatenating arrays")
-    return emit(cls([x.value for x in xs], dim))  # type: ignore[call-arg]
+    return emit(cls([x.value for x in xs], int(dim)))  # type: ignore[call-arg]
 
 
 def batched_dot(a: Array, b: Array) -> Array:

@@ -5,19 +5,31 @@ gradopt itself, so that a wrong gradient rule and a wrong composite both show).
 
 from __future__ import annotations
 
+import os
+import zlib
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pytest
 
 import gradopt
 import gradopt.numpy as gnp
 
-RNG = np.random.default_rng(20240613)
+_STREAM: dict[str, Any] = {"test": None, "rng": None}
+
+
+def rng() -> np.random.Generator:
+    """A random stream of the running test's own, seeded by its name, so that
+    its data do not depend on which tests ran before it."""
+    test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]
+    if test != _STREAM["test"]:
+        _STREAM.update(test=test, rng=np.random.default_rng(zlib.crc32(test.encode())))
+    return _STREAM["rng"]
 
 
 def f32(*shape: int, low: float = -2.0, high: float = 2.0) -> np.ndarray:
-    return RNG.uniform(low, high, shape).astype(np.float32)
+    return rng().uniform(low, high, shape).astype(np.float32)
 
 
 def central_difference(
@@ -66,7 +78,7 @@ def check_grad(
     general vector-Jacobian product) against central differences of the
     float64 reference."""
     shape = np.shape(reference(*(a.astype(np.float64) for a in args)))
-    w = RNG.uniform(0.5, 1.5, shape)
+    w = rng().uniform(0.5, 1.5, shape)
 
     def loss(*a: Any) -> Any:
         return gnp.sum(traced(*a) * w.astype(np.float32))
@@ -79,3 +91,14 @@ def check_grad(
     )
     np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
     return got
+
+
+def import_jax() -> Any:
+    """`jax`, or a skip without the `jax` extra. The JAX references cost an XLA
+    compile each, and a test never needs optimized XLA code: compile quickly
+    (unless the caller chose flags)."""
+    os.environ.setdefault(
+        "XLA_FLAGS",
+        "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true",
+    )
+    return pytest.importorskip("jax")

@@ -5,7 +5,6 @@ without the `jax` extra."""
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -13,19 +12,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from frontend_checks import f32
+from frontend_checks import f32, import_jax
 
 import gradopt
 from gradopt import GradoptError
 
-# The JAX references cost an XLA compile each; gradopt never needs optimized
-# XLA code, so compile it quickly (only if the caller did not choose flags).
-os.environ.setdefault(
-    "XLA_FLAGS",
-    "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true",
-)
-jax = pytest.importorskip("jax")
-jnp = pytest.importorskip("jax.numpy")
+jax = import_jax()
+jnp = jax.numpy
 
 W = f32(3, 4, low=0.5, high=1.5)
 
@@ -133,7 +126,8 @@ def test_forward_mode_and_a_hessian_vector_product_agree_with_jax() -> None:
     np.testing.assert_allclose(tangent, want_tangent, rtol=2e-5)
     _, hvp = gradopt.jvp(gradopt.grad(traced), (x,), (v,))
     _, want_hvp = jax.jit(lambda x, v: jax.jvp(jax.grad(f), (x,), (v,)))(x, v)
-    np.testing.assert_allclose(hvp, want_hvp, rtol=1e-4, atol=1e-5)
+    scale = np.abs(want_hvp).max()  # float32 sums of terms of this size
+    np.testing.assert_allclose(hvp, want_hvp, rtol=1e-4, atol=2e-6 * scale)
 
 
 def test_trees_in_and_out_and_other_signatures() -> None:
