@@ -40,3 +40,13 @@ def test_train_mlp_on_the_digits_of_scikit_learn(
     accuracy = example().main(["--data", "digits", "--epochs", "3"])
     assert capsys.readouterr().out.startswith("scikit-learn digits: 1437 training")
     assert accuracy > 0.85
+
+
+def test_the_readme_python_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    readme = (EXAMPLE.parent.parent / "README.md").read_text()
+    block = re.search(r"## Python\n.*?```python\n(.*?)```", readme, re.S)
+    assert block is not None
+    namespace: dict[str, object] = {}
+    exec(compile(block.group(1), "README.md", "exec"), namespace)
+    assert "grad.gradient" in capsys.readouterr().out
+    assert namespace["gw"].shape == (4, 3)  # type: ignore[attr-defined]
