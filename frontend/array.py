@@ -74,7 +74,6 @@ class Array:
     """A value of the traced function, with NumPy's operators and methods."""
 
     __slots__ = ("trace", "value")
-    __array_ufunc__ = None  # `numpy_array + x` defers to `x.__radd__`
     __hash__ = object.__hash__  # `==` builds an op, identity still hashes
 
     def __init__(self, trace: Trace, value: SSAValue) -> None:
@@ -122,6 +121,22 @@ class Array:
         )
 
     __float__ = __int__ = __index__ = __array__ = _concrete
+
+    def __array_ufunc__(
+        self, ufunc: np.ufunc, method: str, *inputs: object, **kwargs: object
+    ) -> Array:
+        """NumPy's ufuncs on a traced array (`np.exp(x)`, and `numpy_array + x`,
+        which NumPy makes `np.add(numpy_array, x)`) are gradopt.numpy's."""
+        plain = method == "__call__" and "out" not in kwargs
+        return _numpy_function(
+            ufunc.__name__ if plain else f"{ufunc.__name__}.{method}", inputs, kwargs
+        )
+
+    def __array_function__(
+        self, func: object, types: object, args: tuple, kwargs: dict
+    ) -> object:
+        """NumPy's functions on a traced array (`np.sum(x, axis=0)`) likewise."""
+        return _numpy_function(getattr(func, "__name__", str(func)), args, kwargs)
 
     def __len__(self) -> int:
         if not self.shape:
@@ -288,6 +303,14 @@ class Array:
 
     def clip(self, a_min: ArrayLike | None = None, a_max: ArrayLike | None = None):
         return clip(self, a_min, a_max)
+
+
+def _numpy_function(name: str, args: tuple, kwargs: dict) -> Array:
+    from gradopt.frontend import numpy as gnp  # which imports this module
+
+    if name not in gnp.__all__:
+        raise error(f"numpy.{name} has no gradopt.numpy counterpart for traced arrays")
+    return getattr(gnp, name)(*args, **kwargs)
 
 
 # --- Making values -----------------------------------------------------------

@@ -439,7 +439,9 @@ def from_jax(fn: Callable[..., Any], *example_args: Any) -> Traced:
 
     jaxpr_for(tuple(example_args))
 
-    def body(args: tuple[Any, ...], fresh: bool) -> Any:
+    def body(args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool) -> Any:
+        if kwargs:
+            raise error("a function from from_jax takes positional arguments only")
         leaves, closed, out_tree = jaxpr_for(args)
         values = [
             leaf if isinstance(leaf, Array) else np.asarray(leaf, _abstract(leaf).dtype)

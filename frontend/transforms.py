@@ -52,9 +52,9 @@ from gradopt.frontend.trace import (
 )
 from gradopt.frontend.tree import TreeDef, flatten, tree_map
 
-Body = Callable[[tuple[Any, ...], bool], Any]
-"""What a `Traced` function computes, from its arguments and whether they are
-the fresh block arguments of its own trace."""
+Body = Callable[[tuple[Any, ...], dict[str, Any], bool], Any]
+"""What a `Traced` function computes, from its positional and keyword
+arguments and whether they are the fresh block arguments of its own trace."""
 
 
 @dataclass(frozen=True)
@@ -99,17 +99,12 @@ class Traced:
     def __repr__(self) -> str:
         return f"<gradopt.Traced {self.name}>"
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if current_trace() is not None:
-            return self.body(args, False)
+            return self.body(args, kwargs, False)
         try:
-            compiled = self.compile(args)
-            leaves = [
-                leaf
-                for i, a in enumerate(args)
-                if i not in self.static_argnums
-                for leaf in flatten(a)[0]
-            ]
+            compiled = self.compile(args, kwargs)
+            leaves = flatten(self._split(args, kwargs)[0])[0]
             inputs = [np.asarray(leaf, _dtype(leaf)) for leaf in leaves]
             try:
                 result = compiled.program.run(args=inputs, backend=self.backend)
@@ -121,18 +116,28 @@ class Traced:
                 user_traceback(failure.__traceback__)
             ) from None
 
-    def lower(self, *args: Any) -> Lowered:
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """The module traced for these arguments' signature."""
         try:
-            return Lowered(self.compile(args).module)
+            return Lowered(self.compile(args, kwargs).module)
         except GradoptError as failure:
             raise failure.with_traceback(
                 user_traceback(failure.__traceback__)
             ) from None
 
-    def compile(self, args: Sequence[Any]) -> Compiled:
-        dynamic = tuple(a for i, a in enumerate(args) if i not in self.static_argnums)
-        static = tuple((i, args[i]) for i in self.static_argnums if i < len(args))
+    def _split(
+        self, args: Sequence[Any], kwargs: dict[str, Any]
+    ) -> tuple[tuple[Any, ...], tuple[tuple[int, Any], ...]]:
+        """The traced arguments (positional, keyword) and the static ones with
+        their positions."""
+        statics = sorted(
+            {i % len(args) for i in self.static_argnums if -len(args) <= i < len(args)}
+        )
+        dynamic = tuple(a for i, a in enumerate(args) if i not in statics)
+        return (dynamic, kwargs), tuple((i, args[i]) for i in statics)
+
+    def compile(self, args: Sequence[Any], kwargs: dict[str, Any]) -> Compiled:
+        dynamic, static = self._split(args, kwargs)
         leaves, in_tree = flatten(dynamic)
         types = [_input_type(leaf) for leaf in leaves]
         try:
@@ -145,10 +150,11 @@ class Traced:
         active = Trace(types)
         with tracing(active):
             inputs = iter(Array(active, a) for a in active.block.args)
-            rebuilt = list(in_tree.unflatten(inputs))  # type: ignore[arg-type]
+            positional, keywords = in_tree.unflatten(inputs)  # type: ignore[misc]
+            rebuilt = list(positional)
             for i, value in static:
                 rebuilt.insert(i, value)
-            out = self.body(tuple(rebuilt), True)
+            out = self.body(tuple(rebuilt), keywords, True)
             out_leaves, out_tree = flatten(out)
             results = [_output(leaf) for leaf in out_leaves]
             active.emit(ReturnOp(*(r.value for r in results)))
@@ -215,7 +221,9 @@ def jit(
     statics = (static_argnums,) if isinstance(static_argnums, int) else static_argnums
     if isinstance(fun, Traced):
         return Traced(fun.body, fun.name, backend, statics)
-    return Traced(lambda args, fresh: fun(*args), _name(fun), backend, statics)
+    return Traced(
+        lambda args, kwargs, fresh: fun(*args, **kwargs), _name(fun), backend, statics
+    )
 
 
 # --- Differentiation -------------------------------------------------------------
@@ -273,9 +281,11 @@ def _unflatten(trees: list[TreeDef], leaves: list[Array]) -> list[Any]:
 def _value_and_grad_body(
     f: Callable[..., Any], argnums: int | Sequence[int], has_aux: bool, what: str
 ) -> Callable[[tuple[Any, ...], bool], tuple[Any, Any, Any]]:
-    def body(args: tuple[Any, ...], fresh: bool) -> tuple[Any, Any, Any]:
+    def body(
+        args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool
+    ) -> tuple[Any, Any, Any]:
         args, targets, trees = _targets(args, _argnums(argnums), fresh, what)
-        loss, aux = _split_aux(f(*args), has_aux, what)
+        loss, aux = _split_aux(f(*args, **kwargs), has_aux, what)
         loss = asarray(loss)
         if loss.shape != () or loss.dtype != FLOAT32:
             raise error(
@@ -301,8 +311,8 @@ def grad(
     `argnums` (a tuple of them gives a tuple), as `jax.grad`."""
     body = _value_and_grad_body(f, argnums, has_aux, "grad")
 
-    def gradient(args: tuple[Any, ...], fresh: bool) -> Any:
-        _, aux, grads = body(args, fresh)
+    def gradient(args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool) -> Any:
+        _, aux, grads = body(args, kwargs, fresh)
         return (grads, aux) if has_aux else grads
 
     return Traced(gradient, f"grad({_name(f)})")
@@ -315,8 +325,10 @@ def value_and_grad(
     `((loss, aux), grads)`."""
     body = _value_and_grad_body(f, argnums, has_aux, "value_and_grad")
 
-    def value_and_gradient(args: tuple[Any, ...], fresh: bool) -> Any:
-        loss, aux, grads = body(args, fresh)
+    def value_and_gradient(
+        args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool
+    ) -> Any:
+        loss, aux, grads = body(args, kwargs, fresh)
         return ((loss, aux) if has_aux else loss), grads
 
     return Traced(value_and_gradient, f"value_and_grad({_name(f)})")
@@ -383,10 +395,10 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
         out, vjp_fn, aux = _vjp_traced(f, primals, has_aux, False)
         return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
-    def forward(args: tuple[Any, ...], fresh: bool) -> Any:
+    def forward(args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool) -> Any:
         return f(*args)
 
-    def backward(args: tuple[Any, ...], fresh: bool) -> Any:
+    def backward(args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool) -> Any:
         return _vjp_traced(f, args[0], has_aux, fresh)[1](args[1])
 
     name = _name(f)
@@ -437,7 +449,7 @@ def jvp(f: Callable[..., Any], primals: Any, tangents: Any) -> tuple[Any, Any]:
     if current_trace() is not None:
         return _jvp_traced(f, primals, tangents, False)
 
-    def body(args: tuple[Any, ...], fresh: bool) -> Any:
+    def body(args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool) -> Any:
         return _jvp_traced(f, args[0], args[1], fresh)
 
     traced = _cached(f, "jvp", lambda: Traced(body, f"jvp({_name(f)})"))

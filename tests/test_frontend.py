@@ -5,6 +5,8 @@ errors that name the user's source line."""
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 import traceback
 from typing import Any
 
@@ -198,6 +200,45 @@ def test_static_arguments_are_part_of_the_signature_by_value() -> None:
     assert g(x, 0).tolist() == [3.0, 5.0, 7.0] and g(x, 1).tolist() == [3.0, 12.0]
     g(x, 0)
     assert traces == [0, 1]
+
+
+def test_keyword_and_static_arguments() -> None:
+    def f(scale: int, x: Any, *, shift: Any) -> Any:
+        return x * scale + shift
+
+    g = gradopt.jit(f, static_argnums=(0,))
+    x = np.ones(2, np.float32)
+    assert g(3, x, shift=np.float32(1)).tolist() == [4.0, 4.0]
+    assert gradopt.jit(f, static_argnums=-3)(2, x, shift=0.5).tolist() == [2.5, 2.5]
+    grad = gradopt.grad(lambda x, *, w: gnp.sum(x * w))(x, w=np.float32(3))
+    assert grad.tolist() == [3.0, 3.0]
+
+
+def test_numpy_functions_and_operators_on_traced_arrays_are_gradopt_numpy() -> None:
+    x = np.array([1.0, -2.0], np.float32)
+    ones = np.ones(2, np.float32)
+
+    def f(x: Any) -> Any:
+        return np.exp(x), np.sum(x, axis=0), ones + x, np.float32(2) * x, ones < x
+
+    for got, want in zip(gradopt.jit(f)(x), f(x), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    grad = gradopt.grad(lambda x: np.sum(np.where(x > 0, np.tanh(x), x)))(x)
+    np.testing.assert_allclose(grad, [1 - np.tanh(1.0) ** 2, 1.0], rtol=1e-6)
+    with raises_at("# cumsum", "numpy.cumsum has no gradopt.numpy counterpart"):
+        gradopt.jit(np.cumsum)(x)  # cumsum
+
+
+def test_gradopt_imports_without_jax() -> None:
+    code = (
+        "import sys; sys.modules['jax'] = None\n"
+        "import gradopt, gradopt.numpy, gradopt.nn, numpy as np\n"
+        "f = gradopt.grad(lambda x: gradopt.numpy.sum(x * x))\n"
+        "print(f(np.ones(2, np.float32)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[2. 2.]"
 
 
 def test_grad_is_cached_too_and_jit_of_grad_is_grad() -> None:
