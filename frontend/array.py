@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import builtins
 import math
-from collections.abc import Iterator, Sequence
-from typing import TypeAlias
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeAlias, TypeGuard
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType, f32, i1, i32
+from numpy.typing import DTypeLike
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, f32, i1, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from gradopt.dialect import ops
@@ -245,20 +246,20 @@ class Array:
     def __ge__(self, other: ArrayLike) -> Array:
         return greater_equal(self, other)
 
-    def __eq__(self, other: object) -> Array:  # type: ignore[override]
-        return equal(self, other)  # pyright: ignore[reportArgumentType]
+    def __eq__(self, other: Any) -> Array:  # pyright: ignore[reportIncompatibleMethodOverride]
+        return equal(self, other)
 
-    def __ne__(self, other: object) -> Array:  # type: ignore[override]
-        return not_equal(self, other)  # pyright: ignore[reportArgumentType]
+    def __ne__(self, other: Any) -> Array:  # pyright: ignore[reportIncompatibleMethodOverride]
+        return not_equal(self, other)
 
-    def astype(self, dtype: object) -> Array:
+    def astype(self, dtype: DTypeLike) -> Array:
         return astype(self, dtype)
 
-    def reshape(self, *shape: int | Sequence[int]) -> Array:
-        return reshape(self, shape[0] if len(shape) == 1 else shape)  # type: ignore[arg-type]
+    def reshape(self, *shape: Any) -> Array:
+        return reshape(self, shape[0] if len(shape) == 1 else shape)
 
-    def transpose(self, *axes: int | Sequence[int]) -> Array:
-        return transpose(self, (axes[0] if len(axes) == 1 else axes) or None)  # type: ignore[arg-type]
+    def transpose(self, *axes: Any) -> Array:
+        return transpose(self, (axes[0] if len(axes) == 1 else axes) or None)
 
     def ravel(self) -> Array:
         return reshape(self, (-1,))
@@ -336,14 +337,14 @@ def tensor(dtype: np.dtype, shape: Sequence[int]) -> TensorType:
     return TensorType(ELEMENTS[dtype], [int(d) for d in shape])
 
 
-def canonical_dtype(dtype: object) -> np.dtype:
+def canonical_dtype(dtype: DTypeLike) -> np.dtype:
     """One of float32, int32 and bool; Python's `float`, `int` and `bool` name
     them (as in JAX), anything else is refused."""
     for python, canonical in ((float, FLOAT32), (int, INT32), (bool, BOOL)):
         if dtype is python:
             return canonical
     try:
-        result = np.dtype(dtype)  # type: ignore[call-overload]
+        result = np.dtype(dtype)
     except TypeError:
         raise error(f"not a dtype: {dtype!r}") from None
     if result not in ELEMENTS:
@@ -355,7 +356,7 @@ def canonical_dtype(dtype: object) -> np.dtype:
     return result
 
 
-def is_scalar(x: object) -> bool:
+def is_scalar(x: object) -> TypeGuard[bool | int | float]:
     """A Python number (weakly typed: it takes the other operand's dtype)."""
     return isinstance(x, bool | int | float) and not isinstance(x, np.generic)
 
@@ -364,7 +365,7 @@ def _scalar_dtype(x: Scalar) -> np.dtype:
     return BOOL if isinstance(x, bool) else INT32 if isinstance(x, int) else FLOAT32
 
 
-def _python(x: object) -> object:
+def _python(x: Any) -> Any:
     """NumPy scalars of dtypes gradopt does not hold (float64, int64) are plain
     numbers, like Python's; those of float32, int32 and bool stay typed."""
     if isinstance(x, np.generic) and x.dtype not in ELEMENTS and x.dtype.kind in "biuf":
@@ -372,7 +373,7 @@ def _python(x: object) -> object:
     return x
 
 
-def full(shape: Sequence[int], value: Scalar, dtype: object = None) -> Array:
+def full(shape: Sequence[int], value: Scalar, dtype: DTypeLike | None = None) -> Array:
     """A splat constant (one scalar attribute whatever the shape)."""
     dtype = canonical_dtype(dtype) if dtype is not None else _scalar_dtype(value)
     if dtype == INT32 and not -(2**31) <= int(value) < 2**31:
@@ -398,13 +399,16 @@ def constant(data: np.ndarray) -> Array:
     key = ("dense", data.dtype, data.shape, flat.tobytes())
     if (known := active.constants.get(key)) is None:
         type = tensor(data.dtype, data.shape)
-        attr = ops.DenseIntOrFPElementsAttr.from_list(type, flat.tolist())  # type: ignore[arg-type]
+        attr = DenseIntOrFPElementsAttr.from_list(
+            type,  # pyright: ignore[reportArgumentType, reportCallIssue]
+            flat.tolist(),
+        )
         known = active.emit(ConstOp(attr, type)).results[0]
         active.constants[key] = known
     return Array(active, known)
 
 
-def asarray(x: ArrayLike, dtype: object = None) -> Array:
+def asarray(x: ArrayLike, dtype: DTypeLike | None = None) -> Array:
     """`x` as a traced array: an `Array` of this trace, or a constant."""
     x = _python(x)
     if isinstance(x, Array):
@@ -414,7 +418,7 @@ def asarray(x: ArrayLike, dtype: object = None) -> Array:
             )
         return x if dtype is None else astype(x, dtype)
     if is_scalar(x):
-        return full((), x, dtype)  # type: ignore[arg-type]
+        return full((), x, dtype)
     if isinstance(x, list | tuple):
         if builtins.any(isinstance(e, Array) for e in _leaves(x)):
             return _stack_nested(x, dtype)
@@ -445,7 +449,7 @@ def _leaves(x: object) -> Iterator[object]:
         yield x
 
 
-def _stack_nested(x: list | tuple, dtype: object) -> Array:
+def _stack_nested(x: list | tuple, dtype: DTypeLike | None) -> Array:
     parts = [
         asarray(e) if not isinstance(e, list | tuple) else _stack_nested(e, None)
         for e in x
@@ -479,17 +483,17 @@ def operands(*xs: ArrayLike, dtype: np.dtype | None = None) -> list[Array]:
     """`xs` as arrays of one dtype (promoted, or `dtype`) and one shape."""
     values = [_python(x) for x in xs]
     values = [x if is_scalar(x) else asarray(x) for x in values]
-    dtype = dtype or result_dtype(*values)  # type: ignore[arg-type]
+    dtype = dtype or result_dtype(*values)
     shape = broadcast_shapes(*(x.shape for x in values if isinstance(x, Array)))
     return [
         broadcast_to(astype(x, dtype), shape)
         if isinstance(x, Array)
-        else full(shape, x, dtype)  # type: ignore[arg-type]
+        else full(shape, x, dtype)
         for x in values
     ]
 
 
-def astype(x: ArrayLike, dtype: object) -> Array:
+def astype(x: ArrayLike, dtype: DTypeLike) -> Array:
     x, dtype = asarray(x), canonical_dtype(dtype)
     if x.dtype == dtype:
         return x
@@ -519,12 +523,12 @@ def broadcast_in_dim(x: Array, shape: Sequence[int], dims: Sequence[int]) -> Arr
     return emit(BroadcastOp(x.value, list(dims), tensor(x.dtype, shape)))
 
 
-def _unary(cls: type[Operation], x: Array) -> Array:
-    return emit(cls(x.value))  # type: ignore[call-arg]
+def _unary(cls: Callable[..., Operation], x: Array) -> Array:
+    return emit(cls(x.value))
 
 
-def _binary(cls: type[Operation], a: Array, b: Array) -> Array:
-    return emit(cls(a.value, b.value))  # type: ignore[call-arg]
+def _binary(cls: Callable[..., Operation], a: Array, b: Array) -> Array:
+    return emit(cls(a.value, b.value))
 
 
 def _no_float(what: str, *xs: Array) -> None:
@@ -567,7 +571,7 @@ def true_divide(a: ArrayLike, b: ArrayLike) -> Array:
     """`a · recip(b)`; a Python number `b` becomes the constant `1/b`."""
     b = _python(b)
     if is_scalar(b) and not isinstance(b, bool):
-        return multiply(floating(a), float(np.float32(1) / np.float32(b)))  # type: ignore[arg-type]
+        return multiply(floating(a), float(np.float32(1) / np.float32(b)))
     a, b = operands(a, b, dtype=FLOAT32)
     return _binary(MulOp, a, _unary(RecipOp, b))
 
@@ -843,7 +847,10 @@ def _kept_shape(shape: Shape, axes: tuple[int, ...], count: int) -> list[int]:
 
 
 def sum(
-    x: ArrayLike, axis: Axis = None, dtype: object = None, keepdims: bool = False
+    x: ArrayLike,
+    axis: Axis = None,
+    dtype: DTypeLike | None = None,
+    keepdims: bool = False,
 ) -> Array:
     x = asarray(x)
     x = astype(x, dtype or (INT32 if x.dtype == BOOL else x.dtype))
@@ -851,7 +858,10 @@ def sum(
 
 
 def prod(
-    x: ArrayLike, axis: Axis = None, dtype: object = None, keepdims: bool = False
+    x: ArrayLike,
+    axis: Axis = None,
+    dtype: DTypeLike | None = None,
+    keepdims: bool = False,
 ) -> Array:
     """`grad.reduce mul`, which has no gradient rule (SPEC §4 rule 5)."""
     x = asarray(x)
@@ -860,7 +870,10 @@ def prod(
 
 
 def mean(
-    x: ArrayLike, axis: Axis = None, dtype: object = None, keepdims: bool = False
+    x: ArrayLike,
+    axis: Axis = None,
+    dtype: DTypeLike | None = None,
+    keepdims: bool = False,
 ) -> Array:
     x = floating(x) if dtype is None else astype(x, dtype)
     axes = normalize_axes(axis, x.ndim)
@@ -874,7 +887,7 @@ def mean(
 def var(
     x: ArrayLike,
     axis: Axis = None,
-    dtype: object = None,
+    dtype: DTypeLike | None = None,
     ddof: int = 0,
     keepdims: bool = False,
 ) -> Array:
@@ -889,14 +902,16 @@ def var(
 def std(
     x: ArrayLike,
     axis: Axis = None,
-    dtype: object = None,
+    dtype: DTypeLike | None = None,
     ddof: int = 0,
     keepdims: bool = False,
 ) -> Array:
     return sqrt(var(x, axis, dtype, ddof, keepdims))
 
 
-def _extremum(x: ArrayLike, axis: Axis, keepdims: bool, what: str) -> tuple:
+def _extremum(
+    x: ArrayLike, axis: Axis, keepdims: bool, what: str
+) -> tuple[Array, tuple[int, ...]]:
     x = asarray(x)
     axes = normalize_axes(axis, x.ndim)
     if builtins.any(x.shape[a] == 0 for a in axes):
@@ -939,13 +954,15 @@ def argmin(x: ArrayLike, axis: int | None = None) -> Array:
     return _arg(asarray(x), axis, min, "argmin")
 
 
-def _arg(x: Array, axis: int | None, extremum: object, what: str) -> Array:
+def _arg(
+    x: Array, axis: int | None, extremum: Callable[..., Array], what: str
+) -> Array:
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     axis = normalize_axis(axis, x.ndim)
     if x.shape[axis] == 0:
         raise error(f"{what} of an empty sequence")
-    best = extremum(x, axis, keepdims=True)  # type: ignore[operator]
+    best = extremum(x, axis, keepdims=True)
     hit = equal(x, best)
     if x.dtype == FLOAT32:
         hit = bitwise_or(hit, not_equal(x, x))  # the first NaN, as NumPy
@@ -1041,8 +1058,8 @@ def getitem(x: Array, key: object) -> Array:
             limit.append(first + (count - 1) * step + 1 if count else first)
             stride.append(step)
             shape.append(count)
-        else:
-            index = int(k)  # type: ignore[call-overload]
+        elif _is_index(k):
+            index = int(k)
             if not -size <= index < size:
                 raise error(
                     f"index {index} is out of bounds for axis {dim} with size {size}"
@@ -1059,14 +1076,14 @@ def getitem(x: Array, key: object) -> Array:
     return reshape(x, shape)
 
 
-def _is_index(k: object) -> bool:
+def _is_index(k: object) -> TypeGuard[int | np.integer]:
     return isinstance(k, int | np.integer) and not isinstance(k, bool | np.bool_)
 
 
 # --- The ops of the "slice, pad, reverse, concat, batched dot" issue -------------
 
 
-def new_op(name: str, what: str) -> type[Operation]:
+def new_op(name: str, what: str) -> Callable[..., Operation]:
     """`gradopt.dialect.ops.<name>`, or a located error saying that `what`
     needs an op this gradopt does not have yet."""
     if (cls := getattr(ops, name, None)) is None:
@@ -1080,7 +1097,7 @@ def slice_array(
     """`grad.slice`: like `stablehlo.slice`."""
     cls = new_op("SliceOp", "slicing an array")
     start, limit, stride = ([int(v) for v in vs] for vs in (start, limit, stride))
-    return emit(cls(x.value, start, limit, stride))  # type: ignore[call-arg]
+    return emit(cls(x.value, start, limit, stride))
 
 
 def pad_array(
@@ -1094,13 +1111,13 @@ def pad_array(
     cls = new_op("PadOp", "padding an array")
     literal = np.asarray(value).astype(x.dtype).item()
     low, high, interior = ([int(v) for v in vs] for vs in (low, high, interior))
-    return emit(cls(x.value, low, high, interior, literal))  # type: ignore[call-arg]
+    return emit(cls(x.value, low, high, interior, literal))
 
 
 def reverse(x: Array, dims: Sequence[int]) -> Array:
     """`grad.reverse` of the listed dims."""
     cls = new_op("ReverseOp", "reversing an array")
-    return emit(cls(x.value, sorted(int(d) for d in dims)))  # type: ignore[call-arg]
+    return emit(cls(x.value, sorted(int(d) for d in dims)))
 
 
 def concat(xs: Sequence[Array], dim: int) -> Array:
@@ -1108,7 +1125,7 @@ def concat(xs: Sequence[Array], dim: int) -> Array:
     if len(xs) == 1:
         return xs[0]
     cls = new_op("ConcatOp", "concatenating arrays")
-    return emit(cls([x.value for x in xs], int(dim)))  # type: ignore[call-arg]
+    return emit(cls([x.value for x in xs], int(dim)))
 
 
 def batched_dot(a: Array, b: Array) -> Array:

@@ -82,17 +82,12 @@ def _pow(params: dict, x: Value, y: Value) -> Array:
     return gnp.power(x, y)
 
 
-def _select_n(params: dict, which: Value, *cases: Value) -> Array:
-    which = asarray(which)
-    if which.dtype == np.bool_:
-        return (
-            gnp.where(which, cases[1], cases[0])
-            if len(cases) > 1
-            else asarray(cases[0])
-        )
-    result = asarray(cases[0])
-    for i, case in enumerate(cases[1:], 1):
-        result = gnp.where(gnp.equal(which, i), case, result)
+def _select_n(params: dict, which: Value, first: Value, *others: Value) -> Array:
+    """`cases[which]`, one `where` per case after the first."""
+    which, result = asarray(which), asarray(first)
+    for i, case in enumerate(others, 1):
+        hit = which if which.dtype == np.bool_ else gnp.equal(which, i)
+        result = gnp.where(hit, case, result)
     return result
 
 
@@ -364,7 +359,7 @@ def _evaluate(
 
     def read(var: Any) -> Value:
         if isinstance(var, Literal):
-            return np.asarray(var.val, dtype=var.aval.dtype)
+            return np.asarray(var.val, dtype=var.aval.dtype)  # pyright: ignore[reportAttributeAccessIssue]
         return env[var]
 
     for var, value in zip(jaxpr.constvars, consts, strict=True):
@@ -390,7 +385,7 @@ operand's dtype) is one; every other equation becomes ops, constants
 included."""
 
 
-def _apply(eqn: Any, inputs: list[Value], where: Location | None) -> list[Value]:
+def _apply(eqn: Any, inputs: list[Value], where: Location | None) -> list[Any]:
     name = eqn.primitive.name
     if name in FOLDS and all(isinstance(x, np.ndarray) for x in inputs):
         return [FOLDS[name](eqn.params, *inputs)]
@@ -400,17 +395,17 @@ def _apply(eqn: Any, inputs: list[Value], where: Location | None) -> list[Value]
         jaxpr, consts = _body(eqn)
         return _evaluate(jaxpr, consts, inputs, where)
     result = RULES[name](eqn.params, *inputs)
-    return list(result) if eqn.primitive.multiple_results else [result]  # type: ignore[arg-type]
+    return list(result) if eqn.primitive.multiple_results else [result]
 
 
-def _abstract(leaf: object) -> Any:
+def _abstract(leaf: Any) -> Any:
     import jax
 
     if is_scalar(leaf):
-        dtype = {bool: np.bool_, int: np.int32}.get(type(leaf), np.float32)  # type: ignore[call-overload]
+        dtype = {bool: np.bool_, int: np.int32}.get(type(leaf), np.float32)
         return jax.ShapeDtypeStruct((), dtype, weak_type=not isinstance(leaf, bool))
-    shape, dtype = np.shape(leaf), getattr(leaf, "dtype", None)  # type: ignore[arg-type]
-    return jax.ShapeDtypeStruct(tuple(shape), canonical_dtype(dtype))
+    dtype = leaf.dtype if hasattr(leaf, "dtype") else np.asarray(leaf).dtype
+    return jax.ShapeDtypeStruct(tuple(np.shape(leaf)), canonical_dtype(dtype))
 
 
 def from_jax(fn: Callable[..., Any], *example_args: Any) -> Traced:

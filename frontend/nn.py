@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from gradopt.frontend import numpy as gnp
 from gradopt.frontend.array import (
@@ -137,7 +138,7 @@ def log_softmax(x: ArrayLike, axis: Axis = -1) -> Array:
     )
 
 
-def one_hot(x: ArrayLike, num_classes: int, dtype: object = FLOAT32) -> Array:
+def one_hot(x: ArrayLike, num_classes: int, dtype: DTypeLike = FLOAT32) -> Array:
     """`x[..., None] == arange(num_classes)` as `dtype`: a label out of range
     gives a row of zeros, as in JAX."""
     labels = asarray(x)

@@ -16,6 +16,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from gradopt.frontend.array import (
     BOOL,
@@ -365,28 +366,30 @@ def inner(a: ArrayLike, b: ArrayLike) -> Array:
 # --- Making arrays -----------------------------------------------------------
 
 
-def array(x: ArrayLike, dtype: object = None) -> Array:
+def array(x: ArrayLike, dtype: DTypeLike | None = None) -> Array:
     return asarray(x, dtype)
 
 
-def zeros(shape: int | Sequence[int], dtype: object = FLOAT32) -> Array:
+def zeros(shape: int | Sequence[int], dtype: DTypeLike = FLOAT32) -> Array:
     return full(_shape(shape), 0, canonical_dtype(dtype))
 
 
-def ones(shape: int | Sequence[int], dtype: object = FLOAT32) -> Array:
+def ones(shape: int | Sequence[int], dtype: DTypeLike = FLOAT32) -> Array:
     return full(_shape(shape), 1, canonical_dtype(dtype))
 
 
-def full_like(x: ArrayLike, fill_value: Scalar, dtype: object = None) -> Array:
+def full_like(
+    x: ArrayLike, fill_value: Scalar, dtype: DTypeLike | None = None
+) -> Array:
     x = asarray(x)
     return full(x.shape, fill_value, dtype or x.dtype)
 
 
-def zeros_like(x: ArrayLike, dtype: object = None) -> Array:
+def zeros_like(x: ArrayLike, dtype: DTypeLike | None = None) -> Array:
     return full_like(x, 0, dtype)
 
 
-def ones_like(x: ArrayLike, dtype: object = None) -> Array:
+def ones_like(x: ArrayLike, dtype: DTypeLike | None = None) -> Array:
     return full_like(x, 1, dtype)
 
 
@@ -395,7 +398,10 @@ def _shape(shape: int | Sequence[int]) -> tuple[int, ...]:
 
 
 def arange(
-    start: Scalar, stop: Scalar | None = None, step: Scalar = 1, dtype: object = None
+    start: Scalar,
+    stop: Scalar | None = None,
+    step: Scalar = 1,
+    dtype: DTypeLike | None = None,
 ) -> Array:
     values = np.arange(start, stop, step) if stop is not None else np.arange(start)
     if dtype is None:
@@ -407,11 +413,11 @@ def linspace(start: float, stop: float, num: int = 50, endpoint: bool = True) ->
     return constant(np.linspace(start, stop, num, endpoint=endpoint, dtype=np.float32))
 
 
-def eye(n: int, m: int | None = None, k: int = 0, dtype: object = FLOAT32) -> Array:
+def eye(n: int, m: int | None = None, k: int = 0, dtype: DTypeLike = FLOAT32) -> Array:
     return constant(np.eye(n, m, k, dtype=canonical_dtype(dtype)))
 
 
-def identity(n: int, dtype: object = FLOAT32) -> Array:
+def identity(n: int, dtype: DTypeLike = FLOAT32) -> Array:
     return eye(n, dtype=dtype)
 
 

@@ -150,7 +150,7 @@ class Traced:
         active = Trace(types)
         with tracing(active):
             inputs = iter(Array(active, a) for a in active.block.args)
-            positional, keywords = in_tree.unflatten(inputs)  # type: ignore[misc]
+            positional, keywords = in_tree.unflatten(inputs)
             rebuilt = list(positional)
             for i, value in static:
                 rebuilt.insert(i, value)
@@ -202,7 +202,7 @@ def _output(leaf: object) -> Array:
             f"a traced function returned a {type(leaf).__name__}: it can "
             "return arrays, numbers and tuples, lists or dicts of them"
         )
-    return asarray(leaf)  # type: ignore[arg-type]
+    return asarray(leaf)
 
 
 def _name(f: Callable[..., Any]) -> str:
@@ -239,14 +239,14 @@ def _targets(
 ) -> tuple[list[Any], list[Array], list[TreeDef]]:
     """The arguments with the differentiated ones as arrays (fresh copies
     unless `fresh`), the flat list of those, and their structures."""
-    args, targets, trees = list(args), [], []
+    values, targets, trees = list(args), [], []
     for i in argnums:
-        if not -len(args) <= i < len(args):
+        if not -len(values) <= i < len(values):
             raise error(
-                f"{what}: argnums {i} is out of range for {len(args)} arguments"
+                f"{what}: argnums {i} is out of range for {len(values)} arguments"
             )
-        leaves, tree = flatten(args[i])
-        arrays = [asarray(leaf) for leaf in leaves]  # type: ignore[arg-type]
+        leaves, tree = flatten(values[i])
+        arrays = [asarray(leaf) for leaf in leaves]
         for array in arrays:
             if array.dtype != FLOAT32:
                 raise error(
@@ -255,10 +255,10 @@ def _targets(
                 )
         if not fresh:
             arrays = [emit(CastOp(a.value, a.type)) for a in arrays]
-        args[i] = tree.unflatten(iter(arrays))
+        values[i] = tree.unflatten(iter(arrays))
         targets += arrays
         trees.append(tree)
-    return args, targets, trees
+    return values, targets, trees
 
 
 def _argnums(argnums: int | Sequence[int]) -> tuple[int, ...]:
@@ -280,12 +280,12 @@ def _unflatten(trees: list[TreeDef], leaves: list[Array]) -> list[Any]:
 
 def _value_and_grad_body(
     f: Callable[..., Any], argnums: int | Sequence[int], has_aux: bool, what: str
-) -> Callable[[tuple[Any, ...], bool], tuple[Any, Any, Any]]:
+) -> Callable[[tuple[Any, ...], dict[str, Any], bool], tuple[Any, Any, Any]]:
     def body(
         args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool
     ) -> tuple[Any, Any, Any]:
-        args, targets, trees = _targets(args, _argnums(argnums), fresh, what)
-        loss, aux = _split_aux(f(*args, **kwargs), has_aux, what)
+        values, targets, trees = _targets(args, _argnums(argnums), fresh, what)
+        loss, aux = _split_aux(f(*values, **kwargs), has_aux, what)
         loss = asarray(loss)
         if loss.shape != () or loss.dtype != FLOAT32:
             raise error(
@@ -357,7 +357,7 @@ def _vjp_traced(
     args, targets, trees = _targets(primals, range(len(primals)), fresh, "vjp")
     out, aux = _split_aux(f(*args), has_aux, "vjp")
     out_leaves, out_tree = flatten(out)
-    outputs = [asarray(leaf) for leaf in out_leaves]  # type: ignore[arg-type]
+    outputs = [asarray(leaf) for leaf in out_leaves]
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
         leaves, tree = flatten(cotangent)
@@ -365,7 +365,7 @@ def _vjp_traced(
             raise error("vjp: the cotangent must have the structure of the output")
         sums: list[Array | None] = [None] * len(targets)
         for y, leaf in zip(outputs, leaves, strict=True):
-            ct = asarray(leaf)  # type: ignore[arg-type]
+            ct = asarray(leaf)
             if ct.shape != y.shape:
                 raise error(
                     f"vjp: a cotangent of shape {ct.shape} for an output of "
@@ -392,8 +392,8 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
     of the primals for the output cotangent `ct`, as `jax.vjp`; with
     `has_aux`, `(out, vjp_fn, aux)`."""
     if current_trace() is not None:
-        out, vjp_fn, aux = _vjp_traced(f, primals, has_aux, False)
-        return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+        out, pullback, aux = _vjp_traced(f, primals, has_aux, False)
+        return (out, pullback, aux) if has_aux else (out, pullback)
 
     def forward(args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool) -> Any:
         return f(*args)
@@ -423,7 +423,7 @@ def _jvp_traced(
     leaves, tree = flatten(tuple(tangents))
     if tree.children != tuple(trees):
         raise error("jvp: the tangents must have the structure of the primals")
-    directions = [asarray(t) for t in leaves]  # type: ignore[arg-type]
+    directions = [asarray(t) for t in leaves]
     for x, t in zip(targets, directions, strict=True):
         if t.type != x.type:
             raise error(
@@ -434,7 +434,7 @@ def _jvp_traced(
     out_leaves, out_tree = flatten(out)
     tangents_out = []
     for leaf in out_leaves:
-        y = asarray(leaf)  # type: ignore[arg-type]
+        y = asarray(leaf)
         total = None
         if y.dtype == FLOAT32:
             for x, t in zip(targets, directions, strict=True):
@@ -461,4 +461,4 @@ def stop_gradient(x: Any) -> Any:
     `x` itself."""
     if current_trace() is None:
         return x
-    return tree_map(lambda leaf: emit(DetachOp(asarray(leaf).value)), x)  # type: ignore[arg-type]
+    return tree_map(lambda leaf: emit(DetachOp(asarray(leaf).value)), x)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class TreeDef:
             return 1
         return sum(child.count for child in self.children)
 
-    def unflatten(self, leaves: Iterator[object]) -> object:
+    def unflatten(self, leaves: Iterator[Any]) -> Any:
         if self.kind is None:
             return next(leaves)
         if self.kind is type(None):
@@ -38,12 +39,12 @@ class TreeDef:
         return self.kind(children)
 
 
-def flatten(tree: object) -> tuple[list[object], TreeDef]:
-    leaves: list[object] = []
+def flatten(tree: Any) -> tuple[list[Any], TreeDef]:
+    leaves: list[Any] = []
     return leaves, _flatten(tree, leaves)
 
 
-def _flatten(tree: object, leaves: list[object]) -> TreeDef:
+def _flatten(tree: Any, leaves: list[Any]) -> TreeDef:
     if tree is None:
         return TreeDef(type(None))
     if isinstance(tree, tuple | list):
@@ -57,6 +58,6 @@ def _flatten(tree: object, leaves: list[object]) -> TreeDef:
     return TreeDef()
 
 
-def tree_map(function: Callable[[object], object], tree: object) -> object:
+def tree_map(function: Callable[[Any], Any], tree: Any) -> Any:
     leaves, treedef = flatten(tree)
     return treedef.unflatten(iter([function(leaf) for leaf in leaves]))
