@@ -361,7 +361,8 @@ def is_scalar(x: object) -> TypeGuard[bool | int | float]:
     return isinstance(x, bool | int | float) and not isinstance(x, np.generic)
 
 
-def _scalar_dtype(x: Scalar) -> np.dtype:
+def scalar_dtype(x: Scalar) -> np.dtype:
+    """The dtype a Python number has on its own (an input, a constant)."""
     return BOOL if isinstance(x, bool) else INT32 if isinstance(x, int) else FLOAT32
 
 
@@ -375,7 +376,7 @@ def _python(x: Any) -> Any:
 
 def full(shape: Sequence[int], value: Scalar, dtype: DTypeLike | None = None) -> Array:
     """A splat constant (one scalar attribute whatever the shape)."""
-    dtype = canonical_dtype(dtype) if dtype is not None else _scalar_dtype(value)
+    dtype = canonical_dtype(dtype) if dtype is not None else scalar_dtype(value)
     if dtype == INT32 and not -(2**31) <= int(value) < 2**31:
         raise error(f"{value} is out of range for int32")
     item = np.asarray(value).astype(dtype)
@@ -390,10 +391,8 @@ def full(shape: Sequence[int], value: Scalar, dtype: DTypeLike | None = None) ->
 def constant(data: np.ndarray) -> Array:
     """NumPy data of a supported dtype as a `grad.const`."""
     flat = np.ascontiguousarray(data).reshape(-1)
-    if flat.size and np.all(
-        flat.view(np.uint8).reshape(flat.size, -1)
-        == flat.view(np.uint8).reshape(flat.size, -1)[0]
-    ):
+    bits = flat.view(np.uint8).reshape(flat.size, flat.itemsize)
+    if flat.size and (bits == bits[0]).all():  # one value: a splat
         return full(data.shape, flat[0].item(), data.dtype)
     active = trace()
     key = ("dense", data.dtype, data.shape, flat.tobytes())
@@ -463,11 +462,11 @@ def _stack_nested(x: list | tuple, dtype: DTypeLike | None) -> Array:
 
 def result_dtype(*xs: Array | Scalar) -> np.dtype:
     """NumPy's promotion among bool < int32 < float32, Python numbers weak."""
-    strong = [_RANK[x.dtype] for x in xs if isinstance(x, Array)]
-    weak = [_RANK[_scalar_dtype(x)] for x in xs if not isinstance(x, Array)]
-    if not strong:
-        return _BY_RANK[builtins.max(weak)]
-    return _BY_RANK[builtins.max(strong + weak)]
+    return _BY_RANK[
+        builtins.max(
+            _RANK[x.dtype if isinstance(x, Array) else scalar_dtype(x)] for x in xs
+        )
+    ]
 
 
 def broadcast_shapes(*shapes: Shape) -> Shape:
@@ -483,7 +482,7 @@ def operands(*xs: ArrayLike, dtype: np.dtype | None = None) -> list[Array]:
     """`xs` as arrays of one dtype (promoted, or `dtype`) and one shape."""
     values = [_python(x) for x in xs]
     values = [x if is_scalar(x) else asarray(x) for x in values]
-    dtype = dtype or result_dtype(*values)
+    dtype = result_dtype(*values) if dtype is None else dtype
     shape = broadcast_shapes(*(x.shape for x in values if isinstance(x, Array)))
     return [
         broadcast_to(astype(x, dtype), shape)
@@ -571,7 +570,8 @@ def true_divide(a: ArrayLike, b: ArrayLike) -> Array:
     """`a · recip(b)`; a Python number `b` becomes the constant `1/b`."""
     b = _python(b)
     if is_scalar(b) and not isinstance(b, bool):
-        return multiply(floating(a), float(np.float32(1) / np.float32(b)))
+        with np.errstate(divide="ignore"):  # 1/0 is inf, as it will be at run time
+            return multiply(floating(a), float(np.float32(1) / np.float32(b)))
     a, b = operands(a, b, dtype=FLOAT32)
     return _binary(MulOp, a, _unary(RecipOp, b))
 
@@ -606,7 +606,7 @@ def power(a: ArrayLike, b: ArrayLike) -> Array:
     for a negative `a`."""
     b = _python(b)
     if isinstance(b, float) and b.is_integer() and abs(b) <= 2**31:
-        b = int(b) if asarray(a).dtype == FLOAT32 else b
+        a, b = floating(a), int(b)  # as NumPy: an int to a float power is a float
     if isinstance(b, int) and not isinstance(b, bool):
         a = asarray(a)
         if a.dtype == BOOL:
@@ -779,9 +779,9 @@ def reshape(x: ArrayLike, shape: int | Sequence[int]) -> Array:
 
 
 def normalize_axis(axis: int, ndim: int) -> int:
-    if not -ndim <= axis < builtins.max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
+    if not -ndim <= axis < ndim:
         raise error(f"axis {axis} is out of bounds for an array of dimension {ndim}")
-    return axis % builtins.max(ndim, 1)
+    return axis % ndim
 
 
 def normalize_axes(axis: Axis, ndim: int) -> tuple[int, ...]:
@@ -789,8 +789,6 @@ def normalize_axes(axis: Axis, ndim: int) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
     axes = [axis] if isinstance(axis, int) else list(axis)
-    if ndim == 0 and axes:
-        raise error(f"axis {axes[0]} is out of bounds for an array of dimension 0")
     result = [normalize_axis(int(a), ndim) for a in axes]
     if len(set(result)) != len(result):
         raise error(f"repeated axis in {tuple(axes)}")
@@ -800,9 +798,8 @@ def normalize_axes(axis: Axis, ndim: int) -> tuple[int, ...]:
 def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     x = asarray(x)
     perm = list(range(x.ndim))[::-1] if axes is None else [int(a) for a in axes]
-    if (
-        sorted(normalize_axis(a, x.ndim) for a in perm) != list(range(x.ndim))
-        or len(perm) != x.ndim
+    if len(perm) != x.ndim or sorted(normalize_axis(a, x.ndim) for a in perm) != list(
+        range(x.ndim)
     ):
         raise error(f"axes {tuple(perm)} are not a permutation of {x.ndim} dims")
     perm = [normalize_axis(a, x.ndim) for a in perm]
@@ -827,8 +824,7 @@ def expand_dims(x: ArrayLike, axis: int | Sequence[int]) -> Array:
     x = asarray(x)
     ndim = x.ndim + (1 if isinstance(axis, int) else len(axis))
     axes = normalize_axes(axis, ndim)
-    sizes = iter(x.shape)
-    return reshape(x, [1 if i in axes else next(sizes) for i in range(ndim)])
+    return reshape(x, _kept_shape(x.shape, axes, len(axes)))
 
 
 # --- Reductions ---------------------------------------------------------------
@@ -909,9 +905,7 @@ def std(
     return sqrt(var(x, axis, dtype, ddof, keepdims))
 
 
-def _extremum(
-    x: ArrayLike, axis: Axis, keepdims: bool, what: str
-) -> tuple[Array, tuple[int, ...]]:
+def _extremum(x: ArrayLike, axis: Axis, what: str) -> tuple[Array, tuple[int, ...]]:
     x = asarray(x)
     axes = normalize_axes(axis, x.ndim)
     if builtins.any(x.shape[a] == 0 for a in axes):
@@ -921,14 +915,14 @@ def _extremum(
 
 def max(x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
     """`grad.reduce max`; ties split the gradient evenly (SPEC §5.3)."""
-    x, axes = _extremum(x, axis, keepdims, "max")
+    x, axes = _extremum(x, axis, "max")
     if x.dtype == BOOL:
         return astype(_reduce("max", astype(x, INT32), axes, keepdims), BOOL)
     return _reduce("max", x, axes, keepdims)
 
 
 def min(x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
-    x, axes = _extremum(x, axis, keepdims, "min")
+    x, axes = _extremum(x, axis, "min")
     if x.dtype == BOOL:
         return astype(min(astype(x, INT32), axes, keepdims), BOOL)
     flip = invert if x.dtype == INT32 else negative
@@ -982,7 +976,7 @@ def matmul(a: ArrayLike, b: ArrayLike) -> Array:
     a, b = floating(a), floating(b)
     if a.ndim == 0 or b.ndim == 0:
         raise error("matmul of a 0-d array: use * to multiply by a scalar")
-    vector_a, vector_b = a.ndim == 1, b.ndim == 1
+    shapes, vector_a, vector_b = (a.shape, b.shape), a.ndim == 1, b.ndim == 1
     if vector_a:
         a = reshape(a, (1, a.shape[0]))
     if vector_b:
@@ -990,7 +984,7 @@ def matmul(a: ArrayLike, b: ArrayLike) -> Array:
     (m, k), (k2, n) = a.shape[-2:], b.shape[-2:]
     if k != k2:
         raise error(
-            f"matmul: shapes {a.shape} and {b.shape} do not align ({k} != {k2})"
+            f"matmul: shapes {shapes[0]} and {shapes[1]} do not align ({k} != {k2})"
         )
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     size = math.prod(batch)
@@ -1048,12 +1042,11 @@ def getitem(x: Array, key: object) -> Array:
         if isinstance(k, slice):
             first, stop, step = k.indices(size)
             count = len(range(first, stop, step))
-            if count and step < 0:
+            if count <= 1:  # nothing, or one element: no step, no reverse
+                first, step = (first if count else 0), 1
+            elif step < 0:  # reversed, the same elements are a positive step
                 reversed_dims.append(dim)
                 first, step = size - 1 - first, -step
-            if not count:
-                first = step = 1 if step < 0 else step
-                first = 0
             start.append(first)
             limit.append(first + (count - 1) * step + 1 if count else first)
             stride.append(step)

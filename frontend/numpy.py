@@ -307,8 +307,9 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0) -> Array:
                 f"axis {axis}"
             )
     dtype = result_dtype(*values)
-    return concat(
-        [astype(v, dtype) for v in values if v.shape[axis]] or values[:1], axis
+    values = [astype(v, dtype) for v in values]
+    return concat(  # parts of size 0 along the axis add nothing
+        [v for v in values if v.shape[axis]] or values[:1], axis
     )
 
 

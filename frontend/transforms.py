@@ -39,6 +39,7 @@ from gradopt.frontend.array import (
     emit,
     full,
     is_scalar,
+    scalar_dtype,
     tensor,
     trace,
 )
@@ -171,22 +172,16 @@ class Traced:
 
 
 def _dtype(leaf: object) -> np.dtype:
-    if is_scalar(leaf):
-        return np.dtype(
-            np.bool_
-            if isinstance(leaf, bool)
-            else np.int32
-            if isinstance(leaf, int)
-            else np.float32
-        )
-    return np.asarray(leaf).dtype
+    return scalar_dtype(leaf) if is_scalar(leaf) else np.asarray(leaf).dtype
 
 
 def _input_type(leaf: object) -> TensorType:
     if isinstance(leaf, Array):
         raise error("a traced array was passed to a function called outside any trace")
     if is_scalar(leaf):
-        return tensor(_dtype(leaf), ())
+        if isinstance(leaf, int) and not -(2**31) <= leaf < 2**31:
+            raise error(f"the argument {leaf} is out of range for int32")
+        return tensor(scalar_dtype(leaf), ())
     if not isinstance(leaf, np.ndarray | np.generic) and not hasattr(leaf, "__array__"):
         raise error(
             f"an argument of type {type(leaf).__name__} is not an array: pass "

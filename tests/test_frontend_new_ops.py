@@ -32,6 +32,7 @@ INDEXING = [
     lambda x: x[5:],
     lambda x: x[3:0:-1, :0],
     lambda x: x[-100:100, 1:-1],
+    lambda x: x[2::-5, ::-1],
 ]
 
 
