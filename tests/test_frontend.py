@@ -104,7 +104,7 @@ def test_the_gradient_of_a_broadcast_operand_is_summed_back() -> None:
 shapes = hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=3)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, derandomize=True)
 @given(
     hnp.mutually_broadcastable_shapes(
         num_shapes=3, base_shape=(), max_dims=3, max_side=3
@@ -120,6 +120,7 @@ def test_broadcast_where_and_arithmetic_of_random_shapes(shapes: Any) -> None:
         gradopt.jit(f)(a, b, c),
         np.where(a > 0, b, c) - a / (np.abs(c) + 1),
         rtol=1e-6,
+        atol=1e-6,  # a · recip(b) is not a / b, and the difference may cancel
     )
 
 
