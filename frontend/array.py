@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeAlias, TypeGuard
 
@@ -361,6 +362,16 @@ def is_scalar(x: object) -> TypeGuard[bool | int | float]:
     return isinstance(x, bool | int | float) and not isinstance(x, np.generic)
 
 
+def int_list(values: object, what: str) -> list[int]:
+    """An int or a sequence of ints (NumPy's too) as a list of ints."""
+    try:
+        if isinstance(values, int | np.integer):
+            return [operator.index(values)]
+        return [operator.index(v) for v in values]  # pyright: ignore[reportGeneralTypeIssues]
+    except TypeError:
+        raise error(f"{what} must be an int or ints, got {values!r}") from None
+
+
 def scalar_dtype(x: Scalar) -> np.dtype:
     """The dtype a Python number has on its own (an input, a constant)."""
     return BOOL if isinstance(x, bool) else INT32 if isinstance(x, int) else FLOAT32
@@ -376,6 +387,8 @@ def _python(x: Any) -> Any:
 
 def full(shape: Sequence[int], value: Scalar, dtype: DTypeLike | None = None) -> Array:
     """A splat constant (one scalar attribute whatever the shape)."""
+    if not is_scalar(value) and not isinstance(value, np.generic):
+        raise error(f"a fill value must be a number, got {value!r}")
     dtype = canonical_dtype(dtype) if dtype is not None else scalar_dtype(value)
     if dtype == INT32 and not -(2**31) <= int(value) < 2**31:
         raise error(f"{value} is out of range for int32")
@@ -763,7 +776,7 @@ def invert(x: ArrayLike) -> Array:
 
 def reshape(x: ArrayLike, shape: int | Sequence[int]) -> Array:
     x = asarray(x)
-    shape = [shape] if isinstance(shape, int) else [int(d) for d in shape]
+    shape = int_list(shape, "a shape")
     if shape.count(-1) > 1 or builtins.any(d < -1 for d in shape):
         raise error(f"invalid shape {tuple(shape)} for reshape")
     if -1 in shape:
@@ -788,7 +801,7 @@ def normalize_axes(axis: Axis, ndim: int) -> tuple[int, ...]:
     """Sorted axes in [0, ndim); None is every axis."""
     if axis is None:
         return tuple(range(ndim))
-    axes = [axis] if isinstance(axis, int) else list(axis)
+    axes = int_list(axis, "axis")
     result = [normalize_axis(int(a), ndim) for a in axes]
     if len(set(result)) != len(result):
         raise error(f"repeated axis in {tuple(axes)}")
@@ -797,7 +810,7 @@ def normalize_axes(axis: Axis, ndim: int) -> tuple[int, ...]:
 
 def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     x = asarray(x)
-    perm = list(range(x.ndim))[::-1] if axes is None else [int(a) for a in axes]
+    perm = list(range(x.ndim))[::-1] if axes is None else int_list(axes, "axes")
     if len(perm) != x.ndim or sorted(normalize_axis(a, x.ndim) for a in perm) != list(
         range(x.ndim)
     ):
@@ -822,7 +835,8 @@ def squeeze(x: ArrayLike, axis: Axis = None) -> Array:
 
 def expand_dims(x: ArrayLike, axis: int | Sequence[int]) -> Array:
     x = asarray(x)
-    ndim = x.ndim + (1 if isinstance(axis, int) else len(axis))
+    axis = int_list(axis, "axis")
+    ndim = x.ndim + len(axis)
     axes = normalize_axes(axis, ndim)
     return reshape(x, _kept_shape(x.shape, axes, len(axes)))
 

@@ -13,7 +13,7 @@ share, and zero times infinity is NaN (the "double where" rule).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -51,6 +51,7 @@ from gradopt.frontend.array import (
     full,
     greater,
     greater_equal,
+    int_list,
     invert,
     less,
     less_equal,
@@ -323,7 +324,9 @@ def pad(
     x = asarray(x)
     if mode != "constant":
         raise error(f"pad: only mode='constant' is supported, not {mode!r}")
-    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (x.ndim, 2))
+    widths = _numpy(
+        "pad", lambda: np.broadcast_to(np.asarray(pad_width, np.int64), (x.ndim, 2))
+    )
     if (widths < 0).any():
         raise error("pad: widths must not be negative")
     if not widths.any():
@@ -395,7 +398,15 @@ def ones_like(x: ArrayLike, dtype: DTypeLike | None = None) -> Array:
 
 
 def _shape(shape: int | Sequence[int]) -> tuple[int, ...]:
-    return (shape,) if isinstance(shape, int) else tuple(shape)
+    return tuple(int_list(shape, "a shape"))
+
+
+def _numpy(what: str, make: Callable[[], np.ndarray]) -> np.ndarray:
+    """Data made by NumPy at trace time; NumPy's complaint as a located error."""
+    try:
+        return make()
+    except (TypeError, ValueError) as complaint:
+        raise error(f"{what}: {complaint}") from None
 
 
 def arange(
@@ -404,18 +415,22 @@ def arange(
     step: Scalar = 1,
     dtype: DTypeLike | None = None,
 ) -> Array:
-    values = np.arange(start, stop, step) if stop is not None else np.arange(start)
+    values = _numpy("arange", lambda: np.arange(start, stop, step))
     if dtype is None:
         dtype = INT32 if values.dtype.kind in "iu" else FLOAT32
     return constant(values.astype(canonical_dtype(dtype)))
 
 
 def linspace(start: float, stop: float, num: int = 50, endpoint: bool = True) -> Array:
-    return constant(np.linspace(start, stop, num, endpoint=endpoint, dtype=np.float32))
+    return constant(
+        _numpy(
+            "linspace", lambda: np.linspace(start, stop, num, endpoint=endpoint)
+        ).astype(np.float32)
+    )
 
 
 def eye(n: int, m: int | None = None, k: int = 0, dtype: DTypeLike = FLOAT32) -> Array:
-    return constant(np.eye(n, m, k, dtype=canonical_dtype(dtype)))
+    return constant(_numpy("eye", lambda: np.eye(n, m, k, canonical_dtype(dtype))))
 
 
 def identity(n: int, dtype: DTypeLike = FLOAT32) -> Array:

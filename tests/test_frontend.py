@@ -582,6 +582,36 @@ def test_other_mistakes() -> None:
         gradopt.vjp(gnp.exp, f32(3))[1](f32(2))  # bad cotangent
 
 
+@pytest.mark.parametrize(
+    ("mistake", "message"),
+    [
+        (lambda x: x.reshape("ab"), "a shape must be an int or ints, got 'ab'"),
+        (lambda x: x.sum(axis=1.5), "axis must be an int or ints, got 1.5"),
+        (lambda x: x.transpose(0, 0), r"axes \(0, 0\) are not a permutation"),
+        (lambda x: gnp.pad(x, ((1, 2, 3),)), "pad: "),
+        (lambda x: gnp.pad(x, -1), "pad: widths must not be negative"),
+        (lambda x: gnp.eye(-1), "eye: negative dimensions are not allowed"),
+        (lambda x: gnp.full((2,), "x"), "a fill value must be a number"),
+        (lambda x: x.astype("float16"), "not float16"),
+        (lambda x: -(x > 0), "negative of a bool array"),
+        (lambda x: x & 1, "& needs int32 or bool operands, got float32"),
+        (lambda x: x // 2, "floor division"),
+        (lambda x: x.max(axis=0)[None].max(axis=(0, 0)), "repeated axis"),
+        (lambda x: gnp.zeros((0, 2)).max(axis=0), "max of an empty array"),
+        (lambda x: gnn.one_hot(x, 3), "one_hot: labels must be integers"),
+        (lambda x: gnn.conv2d(x, x), "the weight must be"),
+        (lambda x: gnp.concatenate([x, x[None]]), "cannot concatenate shapes"),
+        (lambda x: gnp.squeeze(x, 0), "cannot squeeze axes"),
+        (lambda x: gnp.arange(3) ** -1, "negative integer powers"),
+    ],
+)
+def test_mistakes_in_array_functions(mistake: Any, message: str) -> None:
+    with pytest.raises(
+        GradoptError, match=f"^{__file__}:\\d+:\\d+: error: .*{message}"
+    ):
+        gradopt.jit(mistake)(f32(2, 3))
+
+
 def test_a_verification_error_points_at_the_users_lines() -> None:
     """`grad.reduce mul` has no gradient rule (SPEC §4 rule 5): the verifier's
     error is at the line that asked for the gradient, its note at the prod."""
