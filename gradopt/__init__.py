@@ -2,7 +2,10 @@
 dialect, with a NumPy interpreter (SPEC.md).
 
 `gradopt.run(program, slots, args)` parses, verifies, expands gradients and runs
-a program; `Program` does the preparation once for many runs.
+a program; `Program` does the preparation once for many runs. The Python front
+end (`gradopt.jit`, `grad`, `value_and_grad`, `vjp`, `jvp`, `stop_gradient`,
+`from_jax`, and the modules `gradopt.numpy` and `gradopt.nn`) traces NumPy-like
+code into such programs.
 
 The names are loaded on first use (PEP 562), so that what plain `xdsl-opt`
 loads, `gradopt.universe`, brings in neither the API nor the interpreter.
@@ -15,6 +18,15 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gradopt.api import GradoptError, Program, RunResult, Signature, run
+    from gradopt.frontend import (
+        from_jax,
+        grad,
+        jit,
+        jvp,
+        stop_gradient,
+        value_and_grad,
+        vjp,
+    )
 
 _LAZY = {
     "GradoptError": "gradopt.api",
@@ -22,9 +34,14 @@ _LAZY = {
     "RunResult": "gradopt.api",
     "Signature": "gradopt.api",
     "run": "gradopt.api",
+    **dict.fromkeys(
+        ["from_jax", "grad", "jit", "jvp", "stop_gradient", "value_and_grad", "vjp"],
+        "gradopt.frontend",
+    ),
 }
 
 __all__ = ["GradoptError", "Program", "RunResult", "Signature", "run"]
+__all__ += ["from_jax", "grad", "jit", "jvp", "stop_gradient", "value_and_grad", "vjp"]
 
 
 def __getattr__(name: str) -> object:

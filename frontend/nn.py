@@ -1,0 +1,297 @@
+"""`gradopt.nn`: activations, normalization and convolution, composed from
+`gradopt.numpy` in their numerically stable forms.
+
+The names and signatures are JAX's (`jax.nn`) for the activations and
+PyTorch's (`torch.nn.functional`, NCHW) for `conv2d`, the pools and
+`layer_norm`. Every function whose naive formula overflows is written so that
+the value and the gradient stay finite for any finite input: `sigmoid` and
+`softplus` use `exp(-|x|)`, which is at most 1; `logsumexp`, `softmax` and
+`log_softmax` subtract a `stop_gradient`ed maximum (their gradient does not
+depend on it, and a detached maximum sends no share through `reduce max`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import DTypeLike
+
+from gradopt.frontend import numpy as gnp
+from gradopt.frontend.array import (
+    FLOAT32,
+    Array,
+    ArrayLike,
+    Axis,
+    asarray,
+    canonical_dtype,
+    concat,
+    floating,
+    normalize_axes,
+    pad_array,
+    slice_array,
+    stop_gradient,
+)
+from gradopt.frontend.trace import error
+
+__all__ = [
+    "avg_pool2d", "conv2d", "elu", "gelu", "layer_norm", "leaky_relu",
+    "log_sigmoid", "log_softmax", "logsumexp", "max_pool2d", "one_hot", "relu",
+    "sigmoid", "silu", "softmax", "softplus", "swish",
+]  # fmt: skip
+
+
+def relu(x: ArrayLike) -> Array:
+    """`max(x, 0)`; at exactly 0 the tie splits the gradient (0.5)."""
+    return gnp.maximum(x, 0.0)
+
+
+def _minus_abs(x: Array) -> tuple[Array, Array]:
+    """`x ≥ 0` and `-|x|`, the latter as a `where` on the former rather than
+    by `abs`: at 0, `abs` has the (tie) derivative 0, but a formula split at 0
+    needs the derivative of the side it takes there."""
+    positive = gnp.greater_equal(x, 0.0)
+    return positive, gnp.where(positive, gnp.negative(x), x)
+
+
+def sigmoid(x: ArrayLike) -> Array:
+    """`1 / (1 + e^-x)` for x ≥ 0 and `e^x / (1 + e^x)` below, both from
+    `z = exp(-|x|) ≤ 1`."""
+    positive, minus_abs = _minus_abs(floating(x))
+    z = gnp.exp(minus_abs)
+    r = gnp.reciprocal(gnp.add(z, 1.0))
+    return gnp.where(positive, r, gnp.multiply(z, r))
+
+
+def softplus(x: ArrayLike) -> Array:
+    """`log(1 + e^x)` as `max(x, 0) + log1p(exp(-|x|))`, both terms split at
+    0 on the same side."""
+    x = floating(x)
+    positive, minus_abs = _minus_abs(x)
+    tail = gnp.log1p(gnp.exp(minus_abs))
+    return gnp.add(gnp.where(positive, x, 0.0), tail)
+
+
+def log_sigmoid(x: ArrayLike) -> Array:
+    return gnp.negative(softplus(gnp.negative(floating(x))))
+
+
+def silu(x: ArrayLike) -> Array:
+    x = floating(x)
+    return gnp.multiply(x, sigmoid(x))
+
+
+swish = silu
+
+
+def gelu(x: ArrayLike, approximate: bool = True) -> Array:
+    """As `jax.nn.gelu`: the tanh approximation by default, else with `erf`."""
+    x = floating(x)
+    if approximate:
+        inner = gnp.multiply(
+            gnp.add(x, gnp.multiply(gnp.power(x, 3), 0.044715)), 0.7978845608028654
+        )
+        return gnp.multiply(gnp.multiply(x, 0.5), gnp.add(gnp.tanh(inner), 1.0))
+    cdf = gnp.add(gnp.erf(gnp.multiply(x, 0.7071067811865476)), 1.0)
+    return gnp.multiply(gnp.multiply(x, 0.5), cdf)
+
+
+def leaky_relu(x: ArrayLike, negative_slope: float = 0.01) -> Array:
+    x = floating(x)
+    return gnp.where(gnp.greater_equal(x, 0.0), x, gnp.multiply(x, negative_slope))
+
+
+def elu(x: ArrayLike, alpha: float = 1.0) -> Array:
+    """`x` above 0, `alpha · expm1(x)` below, with `expm1` of 0 where x > 0
+    so that the discarded branch never overflows."""
+    x = floating(x)
+    positive = gnp.greater(x, 0.0)
+    below = gnp.multiply(gnp.expm1(gnp.where(positive, 0.0, x)), alpha)
+    return gnp.where(positive, x, below)
+
+
+def _shifted(x: Array, axis: Axis) -> tuple[Array, Array]:
+    """`x - m` and `m`, for the detached maximum `m` along `axis` (kept dims),
+    with a non-finite maximum (a row of -inf) replaced by 0."""
+    top = stop_gradient(gnp.max(x, axis, keepdims=True))
+    top = gnp.where(gnp.isfinite(top), top, 0.0)
+    return gnp.subtract(x, top), top
+
+
+def logsumexp(x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
+    x = floating(x)
+    shifted, top = _shifted(x, axis)
+    total = gnp.sum(gnp.exp(shifted), axis, keepdims=True)
+    result = gnp.add(gnp.log(total), top)
+    return result if keepdims else gnp.squeeze(result, normalize_axes(axis, x.ndim))
+
+
+def softmax(x: ArrayLike, axis: Axis = -1) -> Array:
+    e = gnp.exp(_shifted(floating(x), axis)[0])
+    return gnp.true_divide(e, gnp.sum(e, axis, keepdims=True))
+
+
+def log_softmax(x: ArrayLike, axis: Axis = -1) -> Array:
+    shifted = _shifted(floating(x), axis)[0]
+    return gnp.subtract(
+        shifted, gnp.log(gnp.sum(gnp.exp(shifted), axis, keepdims=True))
+    )
+
+
+def one_hot(x: ArrayLike, num_classes: int, dtype: DTypeLike = FLOAT32) -> Array:
+    """`x[..., None] == arange(num_classes)` as `dtype`: a label out of range
+    gives a row of zeros, as in JAX."""
+    labels = asarray(x)
+    if labels.dtype == FLOAT32:
+        raise error("one_hot: labels must be integers, got float32")
+    classes = gnp.arange(num_classes)
+    hits = gnp.equal(gnp.expand_dims(labels, -1), classes)
+    return gnp.astype(hits, canonical_dtype(dtype))
+
+
+def layer_norm(
+    x: ArrayLike,
+    weight: ArrayLike | None = None,
+    bias: ArrayLike | None = None,
+    eps: float = 1e-5,
+    axis: Axis = -1,
+) -> Array:
+    """`(x - mean) / sqrt(var + eps) · weight + bias` over `axis` (the last
+    by default; a tuple normalizes over several)."""
+    x = floating(x)
+    centered = gnp.subtract(x, gnp.mean(x, axis, keepdims=True))
+    variance = gnp.mean(gnp.square(centered), axis, keepdims=True)
+    result = gnp.multiply(centered, gnp.rsqrt(gnp.add(variance, eps)))
+    if weight is not None:
+        result = gnp.multiply(result, weight)
+    return result if bias is None else gnp.add(result, bias)
+
+
+def _pair(value: int | Sequence[int], what: str) -> tuple[int, int]:
+    pair = (value, value) if isinstance(value, int) else tuple(value)
+    if len(pair) != 2 or any(not isinstance(v, int | np.integer) for v in pair):
+        raise error(f"{what} must be an int or a pair of ints, got {value!r}")
+    return int(pair[0]), int(pair[1])
+
+
+def _windows(
+    x: Array,
+    kernel: tuple[int, int],
+    stride: tuple[int, int],
+    padding: tuple[int, int],
+    dilation: tuple[int, int],
+    fill: float,
+    what: str,
+) -> Array:
+    """The (N, C, KH·KW, OH, OW) windows of an NCHW input: one strided
+    `grad.slice` per kernel position of the padded input, joined by
+    `grad.concat`."""
+    if x.ndim != 4:
+        raise error(f"{what}: the input must be NCHW (4-D), got shape {x.shape}")
+    n, c, h, w = x.shape
+    if min(stride) < 1 or min(dilation) < 1 or min(padding) < 0:
+        raise error(f"{what}: stride and dilation must be ≥ 1 and padding ≥ 0")
+    sizes = [
+        (size + 2 * p - d * (k - 1) - 1) // s + 1
+        for size, k, s, p, d in zip(
+            (h, w), kernel, stride, padding, dilation, strict=True
+        )
+    ]
+    if min(sizes) < 1:
+        raise error(
+            f"{what}: a kernel of {kernel} (dilation {dilation}) does not fit the "
+            f"input of {h}x{w} padded by {padding}"
+        )
+    oh, ow = sizes
+    if any(padding):
+        low = [0, 0, *padding]
+        x = pad_array(x, low, low, [0, 0, 0, 0], fill)
+    parts = []
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            top, left = i * dilation[0], j * dilation[1]
+            start = [0, 0, top, left]
+            limit = [
+                n,
+                c,
+                top + (oh - 1) * stride[0] + 1,
+                left + (ow - 1) * stride[1] + 1,
+            ]
+            part = x
+            if start != [0, 0, 0, 0] or limit != list(x.shape) or stride != (1, 1):
+                part = slice_array(x, start, limit, [1, 1, *stride])
+            parts.append(gnp.reshape(part, (n, c, 1, oh, ow)))
+    return concat(parts, 2)
+
+
+def conv2d(
+    x: ArrayLike,
+    weight: ArrayLike,
+    bias: ArrayLike | None = None,
+    stride: int | Sequence[int] = 1,
+    padding: int | Sequence[int] = 0,
+    dilation: int | Sequence[int] = 1,
+) -> Array:
+    """A 2-D convolution (cross-correlation, as in PyTorch) of an NCHW input
+    by an (O, C, KH, KW) weight, as one matrix product of the windows."""
+    x, w = floating(x), floating(weight)
+    if w.ndim != 4:
+        raise error(f"conv2d: the weight must be (O, C, KH, KW), got shape {w.shape}")
+    o, c, kh, kw = w.shape
+    if x.ndim == 4 and x.shape[1] != c:
+        raise error(
+            f"conv2d: the input has {x.shape[1]} channels, the weight expects {c}"
+        )
+    windows = _windows(
+        x,
+        (kh, kw),
+        _pair(stride, "stride"),
+        _pair(padding, "padding"),
+        _pair(dilation, "dilation"),
+        0.0,
+        "conv2d",
+    )
+    n, _, _, oh, ow = windows.shape
+    columns = gnp.reshape(gnp.transpose(windows, (0, 3, 4, 1, 2)), (n * oh * ow, -1))
+    product = gnp.matmul(columns, gnp.transpose(gnp.reshape(w, (o, -1))))
+    result = gnp.transpose(gnp.reshape(product, (n, oh, ow, o)), (0, 3, 1, 2))
+    if bias is None:
+        return result
+    return gnp.add(result, gnp.reshape(bias, (1, o, 1, 1)))
+
+
+def _pool(
+    x: ArrayLike,
+    kernel_size: int | Sequence[int],
+    stride: int | Sequence[int] | None,
+    padding: int | Sequence[int],
+    fill: float,
+    what: str,
+) -> Array:
+    kernel = _pair(kernel_size, "kernel_size")
+    steps = kernel if stride is None else _pair(stride, "stride")
+    return _windows(
+        floating(x), kernel, steps, _pair(padding, "padding"), (1, 1), fill, what
+    )
+
+
+def max_pool2d(
+    x: ArrayLike,
+    kernel_size: int | Sequence[int],
+    stride: int | Sequence[int] | None = None,
+    padding: int | Sequence[int] = 0,
+) -> Array:
+    """The maximum of each window (stride = kernel size by default); padding
+    is the lowest float32, so that it never wins; ties split the gradient."""
+    lowest = float(np.finfo(np.float32).min)
+    return gnp.max(_pool(x, kernel_size, stride, padding, lowest, "max_pool2d"), 2)
+
+
+def avg_pool2d(
+    x: ArrayLike,
+    kernel_size: int | Sequence[int],
+    stride: int | Sequence[int] | None = None,
+    padding: int | Sequence[int] = 0,
+) -> Array:
+    """The mean of each window, zero padding included (PyTorch's default)."""
+    return gnp.mean(_pool(x, kernel_size, stride, padding, 0.0, "avg_pool2d"), 2)

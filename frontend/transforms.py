@@ -1,0 +1,460 @@
+"""`jit`, `grad`, `value_and_grad`, `vjp`, `jvp` and `stop_gradient`.
+
+Each transform returns a `Traced` function. Called with NumPy arrays and Python
+numbers, it traces its body once per input signature into a `func.func @main`,
+prepares it with `gradopt.Program` (verify, expand every differentiation op)
+and runs it; the prepared program is cached. Called while another function is
+traced, it is inlined into that trace instead, which is how transforms nest:
+`grad(grad(f))` traces the inner gradient into the outer one's graph, and the
+differentiation ops (`grad.gradient`, `grad.vjp`, `grad.jvp`) are then expanded
+inner first, with the bits of SPEC §5.
+
+Inside an enclosing trace, the values a transform differentiates with respect
+to are fresh copies (`grad.cast` to their own type) of the arguments: the
+function may also close over the argument itself, which must count as a
+constant for this derivative, as in JAX. The block arguments of the transform's
+own top-level trace need no copy: nothing else can refer to them.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Operation, Region
+
+from gradopt.api import BACKENDS, GradoptError, Program
+from gradopt.dialect.differentiation import GradientOp, JvpOp, VjpOp
+from gradopt.dialect.ops import CastOp, DetachOp
+from gradopt.frontend.array import (
+    FLOAT32,
+    Array,
+    add,
+    asarray,
+    canonical_dtype,
+    emit,
+    full,
+    is_scalar,
+    scalar_dtype,
+    tensor,
+    trace,
+)
+from gradopt.frontend.trace import (
+    Trace,
+    current_trace,
+    error,
+    relocated,
+    tracing,
+    user_traceback,
+)
+from gradopt.frontend.tree import TreeDef, flatten, tree_map
+
+Body = Callable[[tuple[Any, ...], dict[str, Any], bool], Any]
+"""What a `Traced` function computes, from its positional and keyword
+arguments and whether they are the fresh block arguments of its own trace."""
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """One traced signature: its module as traced, the prepared program, and
+    the structure of the results."""
+
+    module: ModuleOp
+    program: Program
+    out_tree: TreeDef
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """What `Traced.lower` gives: the traced module, before its
+    differentiation ops are expanded."""
+
+    module: ModuleOp
+
+    def as_text(self) -> str:
+        return str(self.module)
+
+
+class Traced:
+    """A function traced into a `grad` module once per input signature (the
+    shapes and dtypes of the array arguments, the types of the Python numbers,
+    the values of the static arguments) and cached, like `jax.jit`."""
+
+    def __init__(
+        self,
+        body: Body,
+        name: str,
+        backend: str = "numpy",
+        static_argnums: Sequence[int] = (),
+    ) -> None:
+        if backend not in BACKENDS:
+            raise error(f"unknown backend {backend!r}: expected numpy or iree")
+        self.body, self.name, self.backend = body, name, backend
+        self.static_argnums = tuple(static_argnums)
+        self.cache: dict[object, Compiled] = {}
+
+    def __repr__(self) -> str:
+        return f"<gradopt.Traced {self.name}>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if current_trace() is not None:
+            return self.body(args, kwargs, False)
+        try:
+            compiled = self.compile(args, kwargs)
+            leaves = flatten(self._split(args, kwargs)[0])[0]
+            inputs = [np.asarray(leaf, _dtype(leaf)) for leaf in leaves]
+            try:
+                result = compiled.program.run(args=inputs, backend=self.backend)
+            except GradoptError as failure:
+                raise relocated(failure) from None
+            return compiled.out_tree.unflatten(iter(result.results))
+        except GradoptError as failure:
+            raise failure.with_traceback(
+                user_traceback(failure.__traceback__)
+            ) from None
+
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        """The module traced for these arguments' signature."""
+        try:
+            return Lowered(self.compile(args, kwargs).module)
+        except GradoptError as failure:
+            raise failure.with_traceback(
+                user_traceback(failure.__traceback__)
+            ) from None
+
+    def _split(
+        self, args: Sequence[Any], kwargs: dict[str, Any]
+    ) -> tuple[tuple[Any, ...], tuple[tuple[int, Any], ...]]:
+        """The traced arguments (positional, keyword) and the static ones with
+        their positions."""
+        statics = sorted(
+            {i % len(args) for i in self.static_argnums if -len(args) <= i < len(args)}
+        )
+        dynamic = tuple(a for i, a in enumerate(args) if i not in statics)
+        return (dynamic, kwargs), tuple((i, args[i]) for i in statics)
+
+    def compile(self, args: Sequence[Any], kwargs: dict[str, Any]) -> Compiled:
+        dynamic, static = self._split(args, kwargs)
+        leaves, in_tree = flatten(dynamic)
+        types = [_input_type(leaf) for leaf in leaves]
+        try:
+            key = (in_tree, tuple(types), static)
+            hash(key)
+        except TypeError:
+            raise error("static arguments must be hashable") from None
+        if (known := self.cache.get(key)) is not None:
+            return known
+        active = Trace(types)
+        with tracing(active):
+            inputs = iter(Array(active, a) for a in active.block.args)
+            positional, keywords = in_tree.unflatten(inputs)
+            rebuilt = list(positional)
+            for i, value in static:
+                rebuilt.insert(i, value)
+            out = self.body(tuple(rebuilt), keywords, True)
+            out_leaves, out_tree = flatten(out)
+            results = [_output(leaf) for leaf in out_leaves]
+            active.emit(ReturnOp(*(r.value for r in results)))
+        function = FuncOp(
+            "main", (types, [r.type for r in results]), Region(active.block)
+        )
+        module = ModuleOp([function])
+        try:
+            program = Program(module, self.name)
+        except GradoptError as failure:
+            raise relocated(failure) from None
+        compiled = self.cache[key] = Compiled(module, program, out_tree)
+        return compiled
+
+
+def _dtype(leaf: object) -> np.dtype:
+    return scalar_dtype(leaf) if is_scalar(leaf) else np.asarray(leaf).dtype
+
+
+def _input_type(leaf: object) -> TensorType:
+    if isinstance(leaf, Array):
+        raise error("a traced array was passed to a function called outside any trace")
+    if is_scalar(leaf):
+        if isinstance(leaf, int) and not -(2**31) <= leaf < 2**31:
+            raise error(f"the argument {leaf} is out of range for int32")
+        return tensor(scalar_dtype(leaf), ())
+    if not isinstance(leaf, np.ndarray | np.generic) and not hasattr(leaf, "__array__"):
+        raise error(
+            f"an argument of type {type(leaf).__name__} is not an array: pass "
+            "NumPy arrays or Python numbers (or mark it with static_argnums)"
+        )
+    array = np.asarray(leaf)
+    return tensor(canonical_dtype(array.dtype), array.shape)
+
+
+def _output(leaf: object) -> Array:
+    if not isinstance(leaf, Array | np.ndarray | np.generic) and not is_scalar(leaf):
+        raise error(
+            f"a traced function returned a {type(leaf).__name__}: it can "
+            "return arrays, numbers and tuples, lists or dicts of them"
+        )
+    return asarray(leaf)
+
+
+def _name(f: Callable[..., Any]) -> str:
+    if isinstance(f, Traced):
+        return f.name
+    return getattr(f, "__name__", type(f).__name__)
+
+
+def jit(
+    fun: Callable[..., Any],
+    backend: str = "numpy",
+    static_argnums: int | Sequence[int] = (),
+) -> Traced:
+    """`fun` traced once per input signature and run as a gradopt program
+    (`backend` "numpy": the interpreter, or "iree")."""
+    statics = (static_argnums,) if isinstance(static_argnums, int) else static_argnums
+    if isinstance(fun, Traced):
+        return Traced(fun.body, fun.name, backend, statics)
+    return Traced(
+        lambda args, kwargs, fresh: fun(*args, **kwargs), _name(fun), backend, statics
+    )
+
+
+# --- Differentiation -------------------------------------------------------------
+
+
+def _results(op: Operation) -> list[Array]:
+    trace().emit(op)
+    return [Array(trace(), r) for r in op.results]
+
+
+def _targets(
+    args: tuple[Any, ...], argnums: Sequence[int], fresh: bool, what: str
+) -> tuple[list[Any], list[Array], list[TreeDef]]:
+    """The arguments with the differentiated ones as arrays (fresh copies
+    unless `fresh`), the flat list of those, and their structures."""
+    values, targets, trees = list(args), [], []
+    for i in argnums:
+        if not -len(values) <= i < len(values):
+            raise error(
+                f"{what}: argnums {i} is out of range for {len(values)} arguments"
+            )
+        leaves, tree = flatten(values[i])
+        arrays = [asarray(leaf) for leaf in leaves]
+        for array in arrays:
+            if array.dtype != FLOAT32:
+                raise error(
+                    f"{what}: argument {i} holds {array.dtype} data: only float32 "
+                    "values can be differentiated"
+                )
+        if not fresh:
+            arrays = [emit(CastOp(a.value, a.type)) for a in arrays]
+        values[i] = tree.unflatten(iter(arrays))
+        targets += arrays
+        trees.append(tree)
+    return values, targets, trees
+
+
+def _argnums(argnums: int | Sequence[int]) -> tuple[int, ...]:
+    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+
+def _split_aux(out: Any, has_aux: bool, what: str) -> tuple[Any, Any]:
+    if not has_aux:
+        return out, None
+    if not isinstance(out, tuple | list) or len(out) != 2:
+        raise error(f"{what} with has_aux=True: the function must return a pair")
+    return out[0], out[1]
+
+
+def _unflatten(trees: list[TreeDef], leaves: list[Array]) -> list[Any]:
+    stream = iter(leaves)
+    return [tree.unflatten(stream) for tree in trees]
+
+
+def _value_and_grad_body(
+    f: Callable[..., Any], argnums: int | Sequence[int], has_aux: bool, what: str
+) -> Callable[[tuple[Any, ...], dict[str, Any], bool], tuple[Any, Any, Any]]:
+    def body(
+        args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool
+    ) -> tuple[Any, Any, Any]:
+        values, targets, trees = _targets(args, _argnums(argnums), fresh, what)
+        loss, aux = _split_aux(f(*values, **kwargs), has_aux, what)
+        loss = asarray(loss)
+        if loss.shape != () or loss.dtype != FLOAT32:
+            raise error(
+                f"{what}: {_name(f)} must return a float32 scalar, got "
+                f"{loss.dtype} data of shape {loss.shape}"
+            )
+        grads = (
+            _results(GradientOp(loss.value, [t.value for t in targets]))
+            if targets
+            else []
+        )
+        trees_out = _unflatten(trees, grads)
+        result = trees_out[0] if isinstance(argnums, int) else tuple(trees_out)
+        return loss, aux, result
+
+    return body
+
+
+def grad(
+    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Traced:
+    """The gradient of `f` (a float32 scalar) with respect to argument
+    `argnums` (a tuple of them gives a tuple), as `jax.grad`."""
+    body = _value_and_grad_body(f, argnums, has_aux, "grad")
+
+    def gradient(args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool) -> Any:
+        _, aux, grads = body(args, kwargs, fresh)
+        return (grads, aux) if has_aux else grads
+
+    return Traced(gradient, f"grad({_name(f)})")
+
+
+def value_and_grad(
+    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Traced:
+    """`(f(*args), grad(f)(*args))` from one trace; with `has_aux`,
+    `((loss, aux), grads)`."""
+    body = _value_and_grad_body(f, argnums, has_aux, "value_and_grad")
+
+    def value_and_gradient(
+        args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool
+    ) -> Any:
+        loss, aux, grads = body(args, kwargs, fresh)
+        return ((loss, aux) if has_aux else loss), grads
+
+    return Traced(value_and_gradient, f"value_and_grad({_name(f)})")
+
+
+_CACHE: weakref.WeakKeyDictionary[Callable[..., Any], dict[object, Traced]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _cached(f: Callable[..., Any], key: object, make: Callable[[], Traced]) -> Traced:
+    """One `Traced` per function and transform, so that calling `vjp(f, x)`
+    again does not trace `f` again."""
+    try:
+        per_function = _CACHE.setdefault(f, {})
+    except TypeError:  # not weakly referable
+        return make()
+    if key not in per_function:
+        per_function[key] = make()
+    return per_function[key]
+
+
+def _vjp_traced(
+    f: Callable[..., Any], primals: tuple[Any, ...], has_aux: bool, fresh: bool
+) -> tuple[Any, Callable[[Any], tuple[Any, ...]], Any]:
+    args, targets, trees = _targets(primals, range(len(primals)), fresh, "vjp")
+    out, aux = _split_aux(f(*args), has_aux, "vjp")
+    out_leaves, out_tree = flatten(out)
+    outputs = [asarray(leaf) for leaf in out_leaves]
+
+    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
+        leaves, tree = flatten(cotangent)
+        if tree != out_tree:
+            raise error("vjp: the cotangent must have the structure of the output")
+        sums: list[Array | None] = [None] * len(targets)
+        for y, leaf in zip(outputs, leaves, strict=True):
+            ct = asarray(leaf)
+            if ct.shape != y.shape:
+                raise error(
+                    f"vjp: a cotangent of shape {ct.shape} for an output of "
+                    f"shape {y.shape}"
+                )
+            if y.dtype != FLOAT32 or not targets:
+                continue
+            ct = ct if ct.dtype == FLOAT32 else asarray(ct, FLOAT32)
+            shares = _results(VjpOp(y.value, ct.value, [t.value for t in targets]))
+            sums = [
+                g if s is None else add(s, g) for s, g in zip(sums, shares, strict=True)
+            ]
+        grads = [
+            s if s is not None else full(t.shape, 0.0, FLOAT32)
+            for s, t in zip(sums, targets, strict=True)
+        ]
+        return tuple(_unflatten(trees, grads))
+
+    return out, vjp_fn, aux
+
+
+def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
+    """`(f(*primals), vjp_fn)`, where `vjp_fn(ct)` is the tuple of cotangents
+    of the primals for the output cotangent `ct`, as `jax.vjp`; with
+    `has_aux`, `(out, vjp_fn, aux)`."""
+    if current_trace() is not None:
+        out, pullback, aux = _vjp_traced(f, primals, has_aux, False)
+        return (out, pullback, aux) if has_aux else (out, pullback)
+
+    def forward(args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool) -> Any:
+        return f(*args)
+
+    def backward(args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool) -> Any:
+        return _vjp_traced(f, args[0], has_aux, fresh)[1](args[1])
+
+    name = _name(f)
+    out = _cached(f, "forward", lambda: Traced(forward, name))(*primals)
+    out, aux = _split_aux(out, has_aux, "vjp")
+    pullback = _cached(f, ("vjp", has_aux), lambda: Traced(backward, f"vjp({name})"))
+
+    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
+        return pullback(tuple(primals), cotangent)
+
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+def _jvp_traced(
+    f: Callable[..., Any], primals: Any, tangents: Any, fresh: bool
+) -> tuple[Any, Any]:
+    if not isinstance(primals, tuple | list) or not isinstance(tangents, tuple | list):
+        raise error("jvp: primals and tangents must be tuples (or lists)")
+    if len(primals) != len(tangents):
+        raise error(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
+    args, targets, trees = _targets(tuple(primals), range(len(primals)), fresh, "jvp")
+    leaves, tree = flatten(tuple(tangents))
+    if tree.children != tuple(trees):
+        raise error("jvp: the tangents must have the structure of the primals")
+    directions = [asarray(t) for t in leaves]
+    for x, t in zip(targets, directions, strict=True):
+        if t.type != x.type:
+            raise error(
+                f"jvp: a tangent of {t.dtype} data of shape {t.shape} for a primal "
+                f"of {x.dtype} data of shape {x.shape}"
+            )
+    out = f(*args)
+    out_leaves, out_tree = flatten(out)
+    tangents_out = []
+    for leaf in out_leaves:
+        y = asarray(leaf)
+        total = None
+        if y.dtype == FLOAT32:
+            for x, t in zip(targets, directions, strict=True):
+                (term,) = _results(JvpOp(y.value, x.value, t.value))
+                total = term if total is None else add(total, term)
+        tangents_out.append(total if total is not None else full(y.shape, 0.0))
+    return out, out_tree.unflatten(iter(tangents_out))
+
+
+def jvp(f: Callable[..., Any], primals: Any, tangents: Any) -> tuple[Any, Any]:
+    """`(f(*primals), J·tangents)` by forward mode, as `jax.jvp`."""
+    if current_trace() is not None:
+        return _jvp_traced(f, primals, tangents, False)
+
+    def body(args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool) -> Any:
+        return _jvp_traced(f, args[0], args[1], fresh)
+
+    traced = _cached(f, "jvp", lambda: Traced(body, f"jvp({_name(f)})"))
+    return traced(tuple(primals), tuple(tangents))
+
+
+def stop_gradient(x: Any) -> Any:
+    """`x` (a tree of arrays), through which no gradient flows; outside a trace,
+    `x` itself."""
+    if current_trace() is None:
+        return x
+    return tree_map(lambda leaf: emit(DetachOp(asarray(leaf).value)), x)
