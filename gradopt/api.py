@@ -29,6 +29,7 @@ from gradopt.diagnostics import (
 )
 from gradopt.dialect.derivative import DifferentiationOp
 from gradopt.dialect.errors import OpError
+from gradopt.dialect.hints import MISSING_OPS
 from gradopt.dialect.types import dtype_of
 from gradopt.dialect.verifier import verify_module
 from gradopt.interpreter import Interpreter
@@ -82,7 +83,9 @@ class Program:
         try:
             if isinstance(program, str):
                 self.source.add(filename, program)
-                program = parse_module(make_context(), program, filename)
+                program = parse_module(
+                    make_context(), program, filename, hints=MISSING_OPS
+                )
             self.module = _prepared(program)
             _check_sizes(self.module)
             self.interpreter = Interpreter(self.module)
