@@ -23,10 +23,15 @@ definition (MLIR's `RegionKindInterface`, which xDSL does not have):
 `builtin.module` is one in MLIR, and xDSL's e-graphs (`equivalence.graph`)
 are graphs with cycles by design."""
 
-CYCLIC_OPS = frozenset({"equivalence.class", "equivalence.const_class"})
-"""Ops that may read a value defined after them in any region: xDSL's
-e-classes, which its equality-saturation passes place straight in function
-bodies, where an e-class is an operand of the ops it contains."""
+GRAPH_REGION_DIALECTS = frozenset({"test"})
+"""Dialects whose ops may hold graph regions: xDSL's `test` ops (`test.op`,
+`test.pureop`, ...) stand for any op, as unregistered ops do in MLIR."""
+
+EGRAPH_DIALECT = "equivalence"
+"""xDSL's e-graph dialect: its equality-saturation passes place e-classes
+straight in a function body, where an e-class is an operand of the ops it
+contains (a cycle). A block that holds an e-class is an e-graph, which MLIR
+would put in a graph region."""
 
 
 def has_ssa_dominance(op: Operation) -> bool:
@@ -35,7 +40,9 @@ def has_ssa_dominance(op: Operation) -> bool:
     a graph region op, or of an unregistered op (whose kind nobody knows), are
     graph regions; those of every other op (`func.func`, `scf.for`, ...) are
     SSACFG regions."""
-    return op.name not in GRAPH_REGION_OPS and not isinstance(op, UnregisteredOp)
+    if isinstance(op, UnregisteredOp) or op.name in GRAPH_REGION_OPS:
+        return False
+    return op.name.split(".", 1)[0] not in GRAPH_REGION_DIALECTS
 
 
 def verify_module(module: Operation) -> None:
@@ -84,19 +91,23 @@ def _check_dominance(op: Operation, visible: set[SSAValue]) -> None:
     """Every operand is defined before its use, in its block or an enclosing
     one, within the single-block SSACFG regions of `op` (xDSL's verifier does
     not check this, and its parser accepts forward references). In a graph
-    region every value of the block is visible to all its ops, and to the ops
-    nested in them."""
-    ssa = has_ssa_dominance(op)
+    region (see `has_ssa_dominance`, and a block holding an e-graph) every
+    value of the block is visible to all its ops, and to the ops nested in
+    them."""
+    kind = has_ssa_dominance(op)
     for region in op.regions:
         if len(region.blocks) != 1:
             continue
         block = region.block
+        ssa = kind and not any(
+            inner.name.startswith(EGRAPH_DIALECT + ".") for inner in block.ops
+        )
         added: list[SSAValue] = [*block.args]
         if not ssa:
             added += [r for inner in block.ops for r in inner.results]
         visible.update(added)
         for inner in block.ops:
-            if ssa and inner.name not in CYCLIC_OPS:
+            if ssa:
                 for index, operand in enumerate(inner.operands):
                     if operand not in visible:
                         raise OpError(

@@ -36,6 +36,7 @@ from gradopt.diagnostics import (
 )
 from gradopt.dialect.derivative import DifferentiationOp
 from gradopt.dialect.errors import OpError
+from gradopt.dialect.hints import MISSING_OPS
 from gradopt.dialect.types import dtype_of
 from gradopt.dialect.verifier import verify_module
 from gradopt.interpreter import Interpreter
@@ -145,7 +146,9 @@ class Program:
         try:
             if isinstance(program, str):
                 self.source.add(filename, program)
-                parsed = parse_module(make_context(), program, filename)
+                parsed = parse_module(
+                    make_context(), program, filename, hints=MISSING_OPS
+                )
                 # ours alone: expanded in place, not copied (half the memory
                 # of a large program)
                 self.module = _prepared(parsed, copy=False)

@@ -87,8 +87,8 @@ _UNREGISTERED = re.compile(r"Operation (\S+) is not registered")
 _PLAIN_TYPE = re.compile(r"(?:tensor|memref)<(?:[0-9]+x)*(?:f32|i32|i1)>")
 
 
-class _UnknownOpError(ParseError):
-    """A `ParseError` about an unknown op, already located at the op."""
+class _AtOpError(ParseError):
+    """A `ParseError` already located at the op it is about."""
 
 
 class _LinearLexer(MLIRLexer):
@@ -161,17 +161,47 @@ class LocatedParser(Parser):
             op = super().parse_operation()
         except ParseError as error:
             # xDSL reports an unknown op after its name; point at the op instead
-            unknown = _UNREGISTERED.fullmatch(error.msg)
-            if unknown is None or isinstance(error, _UnknownOpError):
+            if isinstance(error, _AtOpError):
                 raise
             span = Span(start, start, self.lexer.input)
-            raise _UnknownOpError(span, self._unknown(unknown.group(1))) from None
+            if (unknown := _UNREGISTERED.fullmatch(error.msg)) is not None:
+                raise _AtOpError(span, self._unknown(unknown.group(1))) from None
+            if self._past_the_op(start, error):
+                raise _AtOpError(span, error.msg) from None
+            raise
+        except RecursionError:
+            raise
+        except Exception as error:
+            # an op's parser or constructor that raises something else (a
+            # VerifyException, a ValueError) is wrong about this op: point at
+            # it, not at where the lexer stopped (the end of the input)
+            message = str(error) or (  # such as a bare `assert` in xDSL's parser
+                f"malformed input (xDSL's parser raised {type(error).__name__} here)"
+            )
+            span = Span(start, start, self.lexer.input)
+            raise _AtOpError(span, message) from None
         if not isinstance(op.location, FileLineColLoc):
             where = self.location(start)
             op.location = FileLineColLoc(
                 self._file, IntAttr(where.line), IntAttr(where.column)
             )
         return op
+
+    def _past_the_op(self, start: int, error: ParseError) -> bool:
+        """Whether `error`, raised while parsing the op at `start`, points at
+        the token after the op: an op's parser that finds its op wrong once
+        it has read it (`parser.raise_error("Expected memref type")`) points
+        at the lookahead, on a later line or at the end of the input, where
+        with `--split-input-file` the `// -----` line would be shown. The
+        error is about the op: point at the op. A fragment (" in block
+        definition") is the parser's own syntax error, left where it is."""
+        text = self.lexer.input.content
+        at = error.span.start
+        if error.msg.startswith(" ") or at <= start:
+            return False
+        line_start = text.rfind("\n", 0, at) + 1
+        first_on_line = not text[line_start:at].strip() and line_start > start
+        return at >= len(text) or first_on_line
 
     def _unknown(self, name: str) -> str:
         if (hint := self._hints.get(name)) is not None:
@@ -291,8 +321,14 @@ class SourceText:
 
     files: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
 
-    def add(self, name: str, text: str) -> None:
-        self.files[name] = text.split("\n")
+    def add(self, name: str, text: str, hidden: str | None = None) -> None:
+        """Keep `text` as file `name`; lines starting with `hidden` (the
+        `// -----` of split inputs) are not shown: an error at the end of a
+        chunk points at one, and it is no source line of the chunk."""
+        lines = text.split("\n")
+        if hidden is not None:
+            lines = ["" if line.startswith(hidden) else line for line in lines]
+        self.files[name] = lines
 
     def render(self, error: LocatedError) -> str:
         parts = [self._render(error.location, "error", error.message)]
@@ -309,4 +345,6 @@ class SourceText:
         if lines is None or not 1 <= where.line <= len(lines):
             return head
         line = lines[where.line - 1].rstrip("\r")
+        if not line.strip():
+            return head
         return f"{head}{line}\n{' ' * (where.column - 1)}^\n"

@@ -546,6 +546,8 @@ class Builder:
         self.pool: list[Value] = []
         self.literals: set[str] = set()
         self.not_targets: set[str] = set()
+        self.twin_targets = False
+        """Whether a value with a twin may be a target (rule 6 refuses it)."""
         self.counter = itertools.count()
 
     # naming, values, choices
@@ -688,6 +690,26 @@ class Builder:
         return lifted
 
     # actions: each adds some ops (or none, if its choice does not fit)
+
+    def twin(self) -> None:
+        """A copy of an earlier pure op of one f32 result (same kind, operands
+        and attributes): what `cse` merges. Only with `programs(twins=True)`."""
+        pure = [
+            op
+            for op in self.ops
+            if op.kind not in ("load", "call", "const", *DIFFERENTIATION)
+            and len(op.results) == 1
+            and op.results[0].dtype == FLOAT
+        ]
+        if not pure:
+            return
+        original = self.choose(pure)
+        self.op(
+            original.kind,
+            list(original.operands),
+            original.results[0].shape,
+            **original.attrs,
+        )
 
     def unary(self) -> None:
         v = self.pick()
@@ -881,11 +903,36 @@ class Builder:
                 before.update(o.name for o in op.operands)
         return before
 
+    def twinned(self) -> set[str]:
+        """The values that have a structurally equal twin (SPEC §4 rule 6):
+        another result of an op of the same kind, attributes and types whose
+        operands are the same values or twins. Such a value is never a target
+        (the program would be invalid); loads and calls are never merged."""
+        keys: dict[str, object] = {}
+        names: dict[object, list[str]] = {}
+        for op in self.ops:
+            operands = tuple(keys.get(o.name, o.name) for o in op.operands)
+            attrs = repr(
+                sorted(
+                    (k, v.tobytes() if isinstance(v, np.ndarray) else v)
+                    for k, v in op.attrs.items()
+                )
+            )
+            for i, r in enumerate(op.results):
+                key: object = r.name
+                if op.kind not in ("load", "call"):
+                    types = tuple(o.type for o in op.operands)
+                    key = (op.kind, attrs, operands, types, i, r.type)
+                keys[r.name] = key
+                names.setdefault(key, []).append(r.name)
+        return {n for group in names.values() if len(group) > 1 for n in group}
+
     def targets(
         self, count: int, root: Value | None = None, exclude: Sequence[Value] = ()
     ) -> list[Value]:
         """Up to `count` values that may be targets, most of them values that
-        `root` depends on."""
+        `root` depends on; none with a twin unless `twin_targets`."""
+        twinned = set() if self.twin_targets else self.twinned()
         values = [
             v
             for v in [*self.inputs, *(r for op in self.ops for r in op.results)]
@@ -893,6 +940,7 @@ class Builder:
             and not v.slot
             and v.name not in self.literals
             and v.name not in self.not_targets
+            and v.name not in twinned
             and v not in exclude
         ]
         upstream = self.ancestors(root) if root is not None else set()
@@ -993,12 +1041,13 @@ class Builder:
         "load", "off_path",
     )  # fmt: skip
 
-    def body(self, steps: int, inner: int) -> None:
+    def body(self, steps: int, inner: int, twins: bool = False) -> None:
         for _ in range(self.draw(st.integers(1, 2))):
             self.pool.append(self.argument(self.choose(SHAPES)))
         if self.flag(0.3):
             self.load()
         actions = list(self.ACTIONS) + ["inner"] * (3 * inner)
+        actions += ["twin"] * (4 if twins else 0)
         budget = inner
         for _ in range(self.draw(st.integers(min(4, steps), steps))):
             action = self.choose(actions)
@@ -1020,6 +1069,7 @@ def programs(
     inner: int = 1,
     steps: int = 14,
     targets: tuple[int, int] = (1, 3),
+    twins: bool = False,
 ) -> Program:
     """A program whose `@main` returns the results of its final op(s):
 
@@ -1031,10 +1081,14 @@ def programs(
       w.r.t. one target.
 
     Up to `inner` differentiation ops come before, inside the body, so the
-    final op may differentiate through them (second order)."""
+    final op may differentiate through them (second order). With `twins`, the
+    body also copies earlier ops (equal ops that `cse` merges), and a target
+    may be one of them: such a program is invalid (SPEC §4 rule 6), and the
+    caller tells them apart. Otherwise no target has a twin."""
     builder = Builder(draw, draw(st.integers(0, 2**32 - 1)))
     b = builder
-    b.body(steps, inner)
+    b.twin_targets = twins
+    b.body(steps, inner, twins)
     if final == "vjp":
         y = b.output()
         cotangent = b.argument(y.shape, low=-1.0)

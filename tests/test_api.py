@@ -213,3 +213,13 @@ def test_a_gradient_rule_violation_is_located() -> None:
     with pytest.raises(GradoptError) as caught:
         gradopt.run(text, filename="g.mlir")
     assert str(caught.value).startswith("g.mlir:3:3: error: 'grad.gradient' op ")
+
+
+def test_an_op_the_dialect_composes_says_how_to_write_it() -> None:
+    """The API's parser gives grad-opt's hints (issue 14 item 5)."""
+    text = """func.func @main(%x: tensor<f32>) -> tensor<f32> {
+  %y = grad.cos %x : tensor<f32>
+  func.return %y : tensor<f32>
+}"""
+    with pytest.raises(gradopt.GradoptError, match=r"'grad\.cos' is not an op: sin"):
+        gradopt.Program(text)

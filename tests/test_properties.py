@@ -165,6 +165,34 @@ def test_results_are_identical_bit_for_bit_across_runs_and_pipelines(
         assert_same_bits(run(program, grad_opt(program.text, "-p", pipeline)), results)
 
 
+@settings(PROPERTY, max_examples=max(1, EXAMPLES // 2))
+@given(
+    st.one_of(
+        programs("gradient", inner=2, twins=True),
+        programs("vjp", twins=True),
+        programs("jvp", twins=True),
+    )
+)
+def test_cse_before_expand_gradient_changes_no_result_beyond_rounding(
+    program: Program,
+) -> None:
+    """SPEC §4 rule 6 (issue 14): no target of a valid program has a twin that
+    its loss depends on, so `cse` before `expand-gradient` merges only values
+    that the gradient treats alike. The results agree within float32 rounding,
+    not bit for bit: a merged node makes another graph, whose shares add in
+    another order. The programs copy earlier ops, so `cse` has work to do, and
+    may take a copy as a target: those the verifier refuses are skipped (and
+    would fail here if it accepted them)."""
+    try:
+        gradopt.Program(program.text)
+    except gradopt.GradoptError as error:
+        assert "structurally equal twin" in str(error), str(error)
+        return
+    merged = grad_opt(program.text, "-p", "cse")
+    expected = [np.asarray(r, np.float64) for r in run(program)]
+    assert_close(run(program, merged), expected)
+
+
 # --- issue 8: jvp and vjp against the gradient ---------------------------------
 
 

@@ -141,7 +141,8 @@ class GradOptMain(xDSLOptMain):
             chunk.close()
         source = SourceText()
         whole = SPLIT_MARKER.encode().join(d for d, _ in datas)
-        source.add(name, whole.decode("utf-8", errors="replace"))
+        hidden = SPLIT_MARKER if self.args.split_input_file else None
+        source.add(name, whole.decode("utf-8", errors="replace"), hidden)
 
         output = StringIO()
         failed = False

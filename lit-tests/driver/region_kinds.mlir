@@ -44,6 +44,33 @@ func.func @in_an_unregistered_op() {
 
 // -----
 
+// xDSL's test ops stand for any op, as unregistered ops do in MLIR.
+"test.op"() ({
+  %0 = "test.pureop"(%1) : (i32) -> i32
+  %1 = "test.pureop"(%0) : (i32) -> i32
+  "test.termop"() : () -> ()
+}) : () -> ()
+
+// CHECK:      %0 = "test.pureop"(%1) : (i32) -> i32
+// CHECK-NEXT: %1 = "test.pureop"(%0) : (i32) -> i32
+
+// -----
+
+// A function body that holds an e-graph (xDSL's equality saturation puts
+// e-classes straight in it) has cycles through its e-classes.
+func.func @egraph(%a: i64) -> i64 {
+  %zero = arith.constant 0 : i64
+  %c_res = equivalence.class %a, %sum : i64
+  %c_zero = equivalence.class %zero : i64
+  %sum = arith.addi %c_res, %c_zero : i64
+  func.return %c_res : i64
+}
+
+// CHECK-LABEL: func.func @egraph
+// CHECK:         %c_res = equivalence.class %a, %sum : i64
+
+// -----
+
 // An SSACFG region inside a graph region still needs dominance.
 builtin.module {
   func.func @late(%x: tensor<f32>) -> tensor<f32> {
