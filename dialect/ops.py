@@ -315,10 +315,20 @@ class ConstOp(KernelOp):
         return lambda: array
 
 
-class ElementwiseOp(KernelOp, ABC):
+class UfuncOp(KernelOp, ABC):
+    """An op whose kernel is one NumPy ufunc, `UFUNC` (which takes `out=`)."""
+
+    UFUNC: ClassVar[np.ufunc]
+
+    def kernel(self) -> Kernel:
+        return self.UFUNC
+
+
+class ElementwiseOp(UfuncOp, ABC):
     """Base of the ops whose operands and result all have one type `T`:
     `%r = grad.add %a, %b : T`. The types are checked here rather than by an
-    IRDL constraint, so that a mismatch names the operand."""
+    IRDL constraint, so that a mismatch names the operand. Most compute one
+    ufunc; the others define `kernel`."""
 
     ELEMENTS: ClassVar[tuple[Attribute, ...]] = (f32, i32)
     OPERAND_NAMES: ClassVar[tuple[str, ...]]
@@ -378,17 +388,13 @@ class BinaryOp(ElementwiseOp, ABC):
 @irdl_op_definition
 class AddOp(BinaryOp):
     name = "grad.add"
-
-    def kernel(self) -> Kernel:
-        return np.add
+    UFUNC: ClassVar = np.add
 
 
 @irdl_op_definition
 class MulOp(BinaryOp):
     name = "grad.mul"
-
-    def kernel(self) -> Kernel:
-        return np.multiply
+    UFUNC: ClassVar = np.multiply
 
 
 @irdl_op_definition
@@ -396,17 +402,13 @@ class MaxOp(BinaryOp):
     """Elementwise maximum; a NaN operand gives NaN."""
 
     name = "grad.max"
-
-    def kernel(self) -> Kernel:
-        return np.maximum
+    UFUNC: ClassVar = np.maximum
 
 
 @irdl_op_definition
 class NegOp(UnaryOp):
     name = "grad.neg"
-
-    def kernel(self) -> Kernel:
-        return np.negative
+    UFUNC: ClassVar = np.negative
 
 
 class FloatUnaryOp(UnaryOp, ABC):
@@ -425,33 +427,25 @@ class RecipOp(FloatUnaryOp):
 @irdl_op_definition
 class Exp2Op(FloatUnaryOp):
     name = "grad.exp2"
-
-    def kernel(self) -> Kernel:
-        return np.exp2
+    UFUNC: ClassVar = np.exp2
 
 
 @irdl_op_definition
 class Log2Op(FloatUnaryOp):
     name = "grad.log2"
-
-    def kernel(self) -> Kernel:
-        return np.log2
+    UFUNC: ClassVar = np.log2
 
 
 @irdl_op_definition
 class SqrtOp(FloatUnaryOp):
     name = "grad.sqrt"
-
-    def kernel(self) -> Kernel:
-        return np.sqrt
+    UFUNC: ClassVar = np.sqrt
 
 
 @irdl_op_definition
 class SinOp(FloatUnaryOp):
     name = "grad.sin"
-
-    def kernel(self) -> Kernel:
-        return np.sin
+    UFUNC: ClassVar = np.sin
 
 
 @irdl_op_definition
@@ -471,7 +465,7 @@ class DetachOp(UnaryOp):
         return lambda a: a
 
 
-class CompareOp(KernelOp, ABC):
+class CompareOp(UfuncOp, ABC):
     """`%r = grad.cmplt %a, %b : T`, with a result of T's shape and element i1."""
 
     lhs = operand_def(TensorType)
@@ -512,27 +506,21 @@ class CompareOp(KernelOp, ABC):
 @irdl_op_definition
 class CmpLtOp(CompareOp):
     name = "grad.cmplt"
-
-    def kernel(self) -> Kernel:
-        return np.less
+    UFUNC: ClassVar = np.less
 
 
 @irdl_op_definition
 class CmpEqOp(CompareOp):
     name = "grad.cmpeq"
     ELEMENTS: ClassVar = (f32, i32, i1)
-
-    def kernel(self) -> Kernel:
-        return np.equal
+    UFUNC: ClassVar = np.equal
 
 
 @irdl_op_definition
 class CmpNeOp(CompareOp):
     name = "grad.cmpne"
     ELEMENTS: ClassVar = (f32, i32, i1)
-
-    def kernel(self) -> Kernel:
-        return np.not_equal
+    UFUNC: ClassVar = np.not_equal
 
 
 @irdl_op_definition
@@ -689,25 +677,19 @@ class BitwiseOp(IntegerBinaryOp, ABC):
 @irdl_op_definition
 class AndOp(BitwiseOp):
     name = "grad.and"
-
-    def kernel(self) -> Kernel:
-        return np.bitwise_and
+    UFUNC: ClassVar = np.bitwise_and
 
 
 @irdl_op_definition
 class OrOp(BitwiseOp):
     name = "grad.or"
-
-    def kernel(self) -> Kernel:
-        return np.bitwise_or
+    UFUNC: ClassVar = np.bitwise_or
 
 
 @irdl_op_definition
 class XorOp(BitwiseOp):
     name = "grad.xor"
-
-    def kernel(self) -> Kernel:
-        return np.bitwise_xor
+    UFUNC: ClassVar = np.bitwise_xor
 
 
 class ShiftOp(IntegerArithmeticOp, ABC):

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import math
 import operator
+import os
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -143,6 +145,7 @@ class Program:
         self.source = SourceText()
         self.iree_module: IreeModule | None = None
         self._iree_lock = threading.Lock()
+        self._signatures: dict[str, Signature] = {}
         try:
             if isinstance(program, str):
                 self.source.add(filename, program)
@@ -182,7 +185,13 @@ class Program:
 
     def signature(self, entry: str = "main") -> Signature:
         """The kinds of value that `run` takes and gives for `entry`, with
-        their names; `print` it to see them as MLIR types."""
+        their names; `print` it to see them as MLIR types. Read once per
+        entry: the module does not change once prepared."""
+        if (known := self._signatures.get(entry)) is None:
+            known = self._signatures[entry] = self._signature(entry)
+        return known
+
+    def _signature(self, entry: str) -> Signature:
         function = self.function(entry)
         slots: list[MemRefType] = []
         args: list[TensorType] = []
@@ -235,10 +244,16 @@ class Program:
         backend: str = "numpy",
         *,
         deterministic: bool | None = None,
+        in_place: bool = False,
     ) -> RunResult:
         """Run `entry` on copies of the inputs; the slots are updated in the
         copies, which the result holds. `backend` is `numpy` (the interpreter)
         or `iree` (compiled by IREE on the first run, needs the `iree` extra).
+
+        `in_place=True` asks for no copies of the slots: each given slot must
+        be a writable, C-ordered NumPy array of exactly the declared dtype and
+        shape, the run updates it in place, and the result's slots are those
+        arrays (a training loop keeps its weights in them between calls).
 
         `deterministic` (default: the `GRADOPT_DETERMINISTIC` environment
         variable) runs NumPy's BLAS on one thread during the run, so that
@@ -249,7 +264,12 @@ class Program:
                 backend, f"unknown backend: expected {' or '.join(BACKENDS)}"
             )
         signature = self.signature(entry)
-        slot_values = self.inputs("slot", signature.slots, slots, signature.slot_names)
+        if in_place:
+            slot_values = self.in_place_slots(signature, slots)
+        else:
+            slot_values = self.inputs(
+                "slot", signature.slots, slots, signature.slot_names
+            )
         arg_values = self.inputs("arg", signature.args, args, signature.arg_names)
         slot_order, arg_order = iter(slot_values), iter(arg_values)
         arguments = [
@@ -330,6 +350,41 @@ class Program:
             self.checked(f"{kind} {i}", type, by_index.get(i))
             for i, type in enumerate(types)
         ]
+
+    def in_place_slots(
+        self, signature: Signature, given: Inputs | None
+    ) -> list[np.ndarray]:
+        """The caller's slot arrays themselves, each checked to be exactly of
+        its slot's type, writable and C-ordered; slots not given are zeros."""
+        if isinstance(given, Mapping):
+            names = signature.slot_names
+            count = len(signature.slots)
+            by_index = {
+                self.index_of("slot", k, count, names): v for k, v in given.items()
+            }
+        else:
+            by_index = dict(enumerate(given or ()))
+        arrays = []
+        for i, type in enumerate(signature.slots):
+            value = by_index.get(i)
+            if value is None:
+                arrays.append(self.checked(f"slot {i}", type, None))
+                continue
+            mismatch = (
+                input_mismatch(type, value)
+                if isinstance(value, np.ndarray)
+                else f"expected a NumPy array, got {_described(value)}"
+            )
+            if mismatch is None and not (
+                value.flags.writeable and value.flags.c_contiguous
+            ):
+                mismatch = "in_place needs a writable, C-ordered array"
+            if mismatch is not None:
+                raise self.error(f"slot {i}", mismatch)
+            if any(np.may_share_memory(value, other) for other in arrays):
+                raise self.error(f"slot {i}", "in_place slots must not share memory")
+            arrays.append(value)
+        return arrays
 
     def index_of(
         self, kind: str, key: object, count: int, names: Sequence[str | None]
@@ -485,6 +540,7 @@ def run(
     backend: str = "numpy",
     *,
     deterministic: bool | None = None,
+    in_place: bool = False,
 ) -> RunResult:
     """Run `entry` of `program` (a module or its text) on the given inputs.
 
@@ -493,11 +549,43 @@ def run(
     (`{"w": ...}` for `%w`); each is converted to the declared element type
     as `numpy.asarray(value, dtype)` converts it (float32, int32 or bool) and
     must have exactly the declared shape; any not given starts as zeros. The
-    inputs are copied, never changed. `backend` is `numpy` (the interpreter)
-    or `iree` (needs the `iree` extra); `deterministic` see `Program.run`.
+    inputs are copied, never changed (unless `in_place`: see `Program.run`).
+    `backend` is `numpy` (the interpreter) or `iree` (needs the `iree`
+    extra); `deterministic` see `Program.run`.
+
+    A program given as text is prepared once: the last `RUN_CACHE_SIZE`
+    prepared programs (`GRADOPT_RUN_CACHE`, 32 by default; 0 turns the cache
+    off) are kept by text and file name, so calling `run` in a loop costs
+    what `Program.run` costs. A module (`ModuleOp`) is prepared anew each
+    time, since the caller may change it.
+
     Raises `GradoptError` for any error in the program, the inputs, or the
     run, and `TypeError` for an argument of the wrong Python type.
     """
-    return Program(program, filename).run(
-        slots, args, entry, backend, deterministic=deterministic
+    return _program(program, filename).run(
+        slots, args, entry, backend, deterministic=deterministic, in_place=in_place
     )
+
+
+RUN_CACHE_SIZE = int(os.environ.get("GRADOPT_RUN_CACHE", "32"))
+"""How many prepared programs `run` keeps."""
+
+_prepared_programs: OrderedDict[tuple[str, str], Program] = OrderedDict()
+_prepared_lock = threading.Lock()
+
+
+def _program(program: ModuleOp | str, filename: str) -> Program:
+    """`Program(program, filename)`, from the cache for a text seen lately."""
+    if not isinstance(program, str) or RUN_CACHE_SIZE <= 0:
+        return Program(program, filename)
+    key = (program, filename)
+    with _prepared_lock:
+        if (known := _prepared_programs.get(key)) is not None:
+            _prepared_programs.move_to_end(key)
+            return known
+    prepared = Program(program, filename)  # outside the lock: it may be slow
+    with _prepared_lock:
+        _prepared_programs[key] = prepared
+        while len(_prepared_programs) > RUN_CACHE_SIZE:
+            _prepared_programs.popitem(last=False)
+    return prepared

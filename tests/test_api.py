@@ -3,6 +3,7 @@ results of exactly the declared types, located errors, gradients expanded."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -223,3 +224,86 @@ def test_an_op_the_dialect_composes_says_how_to_write_it() -> None:
 }"""
     with pytest.raises(gradopt.GradoptError, match=r"'grad\.cos' is not an op: sin"):
         gradopt.Program(text)
+
+
+STEP = """
+func.func @main(%w: memref<3xf32>, %x: tensor<3xf32>) -> tensor<f32> {
+  %v = grad.load %w : memref<3xf32>
+  %p = grad.mul %v, %x : tensor<3xf32>
+  %l = grad.reduce add %p [0] : tensor<3xf32> to tensor<f32>
+  %g = grad.gradient %l wrt %v : tensor<f32>, tensor<3xf32>
+  %n = grad.add %v, %g : tensor<3xf32>
+  grad.store %n, %w : memref<3xf32>
+  func.return %l : tensor<f32>
+}
+"""
+
+
+def test_run_prepares_a_text_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gradopt import api
+
+    monkeypatch.setattr(api, "_prepared_programs", type(api._prepared_programs)())
+    prepared: list[str] = []
+    original = api.Program.__init__
+
+    def counted(self: Program, program: object, filename: str = "<input>") -> None:
+        prepared.append(filename)
+        original(self, program, filename)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(api.Program, "__init__", counted)
+    x = np.ones(3, np.float32)
+    first = gradopt.run(STEP, slots=[np.zeros(3, np.float32)], args=[x])
+    second = gradopt.run(STEP, slots=[np.zeros(3, np.float32)], args=[x])
+    assert prepared == ["<input>"]
+    np.testing.assert_array_equal(first.slots[0], second.slots[0])
+    gradopt.run(STEP, slots=[np.zeros(3, np.float32)], args=[x], filename="b")
+    assert prepared == ["<input>", "b"]
+
+
+def test_the_run_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gradopt import api
+
+    monkeypatch.setattr(api, "_prepared_programs", type(api._prepared_programs)())
+    monkeypatch.setattr(api, "RUN_CACHE_SIZE", 2)
+    for name in ("a", "b", "c"):
+        gradopt.run(STEP, filename=name)
+    assert [key[1] for key in api._prepared_programs] == ["b", "c"]
+
+
+def test_in_place_slots_are_the_callers_arrays() -> None:
+    program = Program(STEP)
+    w = np.array([1.0, 2.0, 3.0], np.float32)
+    x = np.array([0.5, 0.5, 0.5], np.float32)
+    copied = program.run(slots=[w], args=[x])
+    assert copied.slots[0] is not w
+    np.testing.assert_array_equal(w, [1.0, 2.0, 3.0])
+    result = program.run(slots=[w], args=[x], in_place=True)
+    assert result.slots[0] is w
+    np.testing.assert_array_equal(w, copied.slots[0])
+
+
+@pytest.mark.parametrize(
+    ("slot", "message"),
+    [
+        (np.zeros(3, np.float64), "expected float32 data of shape (3,)"),
+        (np.zeros(6, np.float32)[::2], "needs a writable, C-ordered array"),
+        ([0.0, 0.0, 0.0], "expected a NumPy array, got a list"),
+    ],
+)
+def test_in_place_refuses_what_it_cannot_update(slot: object, message: str) -> None:
+    with pytest.raises(GradoptError, match=re.escape(message)):
+        Program(STEP).run(slots=[slot], in_place=True)  # type: ignore[list-item]
+
+
+def test_in_place_refuses_slots_that_share_memory() -> None:
+    two = STEP.replace(
+        "%w: memref<3xf32>, %x", "%w: memref<3xf32>, %u: memref<3xf32>, %x"
+    )
+    w = np.zeros(3, np.float32)
+    with pytest.raises(GradoptError, match="must not share memory"):
+        Program(two).run(slots=[w, w], in_place=True)
+
+
+def test_the_signature_is_read_once() -> None:
+    program = Program(STEP)
+    assert program.signature() is program.signature()

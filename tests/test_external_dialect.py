@@ -1,11 +1,10 @@
 """An op of another dialect gets a derivative through the public registry
 (`register_derivative`), as gradopt's own ops do, and runs in the interpreter
-by deriving from `KernelOp`: a dialect defined here, with one op that has a
-rule (`test.square`) and one that has none (`test.floor`)."""
+by deriving from `KernelOp` (here its `UfuncOp`): a dialect defined here, with
+one op that has a rule (`test.square`) and one that has none (`test.floor`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
@@ -29,21 +28,17 @@ from gradopt.diagnostics import parse_module
 from gradopt.dialect import Grad
 from gradopt.dialect.derivative import Derivative, derivative_of, register_derivative
 from gradopt.dialect.emitter import Emitter
-from gradopt.dialect.ops import KernelOp
+from gradopt.dialect.ops import UfuncOp
 from gradopt.dialect.verifier import verify_module
 from gradopt.passes import ExpandGradientPass
 
 
-class _UnaryTestOp(KernelOp):
+class _UnaryTestOp(UfuncOp):
     T: ClassVar = VarConstraint("T", base(TensorType))
     input = operand_def(T)
     result = result_def(T)
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input)"
-    UFUNC: ClassVar[np.ufunc]
-
-    def kernel(self) -> Callable[[np.ndarray], np.ndarray]:
-        return self.UFUNC
 
     def fresh_result(self) -> bool:
         return True
