@@ -19,7 +19,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, SupportsIndex
 
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType, i1
@@ -49,7 +49,12 @@ if TYPE_CHECKING:
 BACKENDS = ("numpy", "iree")
 """Where `run` runs a program: gradopt's NumPy interpreter, or IREE."""
 
-Inputs = Sequence[object] | Mapping[int | str, object]
+Inputs = (
+    Sequence[object]
+    | Mapping[int, object]
+    | Mapping[str, object]
+    | Mapping[int | str, object]
+)
 """Input values in order, or by index or by name (`"w"` for the entry's block
 argument `%w`); those not given start as zeros. Each value (an array of any
 dtype, a nested list, a Python number) is converted to the declared element
@@ -396,13 +401,9 @@ class Program:
                 return names.index(name)
             known = ", ".join(f"%{n}" for n in names if n) or "none has a name"
             raise self.error(f"{kind} '{key}'", f"no {kind} is named %{name} ({known})")
-        if isinstance(key, bool):
-            index = None
-        else:
-            try:
-                index = operator.index(key)  # an int, or a NumPy integer
-            except TypeError:
-                index = None
+        index = None
+        if isinstance(key, SupportsIndex) and not isinstance(key, bool):
+            index = operator.index(key)  # an int, or a NumPy integer
         if index is None:
             raise TypeError(
                 f"{kind}s: a key must be an index (int) or a name (str), not "

@@ -123,7 +123,7 @@ def _process_wide(limit: Callable[[], Callable[[], object]]) -> Iterator[None]:
 
 
 def _threadpoolctl_limit() -> Callable[[], object]:
-    import threadpoolctl
+    import threadpoolctl  # pyright: ignore[reportMissingImports]  (optional)
 
     limits = threadpoolctl.threadpool_limits(limits=1, user_api="blas")
     return limits.restore_original_limits

@@ -39,7 +39,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 import numpy as np
 
@@ -276,10 +276,11 @@ def load_npy(path: str | os.PathLike[str]) -> np.ndarray:
             raise ValueError(
                 f"its data ({declared} bytes) does not fit in memory"
             ) from None
-        view = memoryview(array).cast("B")
+        view = array.data.cast("B")
+        reader = cast(io.BufferedIOBase, file)  # a BufferedReader or a BytesIO
         filled = 0
         while filled < declared:
-            read = file.readinto(view[filled:])
+            read = reader.readinto(view[filled:])
             if not read:
                 raise ValueError(
                     f"its data ends after {filled} of the {declared} bytes that "

@@ -66,6 +66,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import prod
+from typing import cast
 
 from xdsl.builder import Builder
 from xdsl.context import Context
@@ -76,9 +77,11 @@ from xdsl.dialects.builtin import (
     BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    Float32Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
+    IntegerType,
     ModuleOp,
     TensorType,
     f32,
@@ -132,10 +135,13 @@ def splat_attr(value: float | int | bool, type: TensorType) -> DenseIntOrFPEleme
     lowered at all. An attribute holding one element for many is xDSL's splat
     form: it prints as `dense<v> : type`, which MLIR and IREE read as the
     splat it is (xDSL's own parser would repeat it again)."""
-    element = type.get_element_type()
+    element = cast(Float32Type | IntegerType, type.get_element_type())
     data = [float(value)] if element == f32 else [int(value)]
-    one = DenseIntOrFPElementsAttr.from_list(TensorType(element, []), data)
-    return DenseIntOrFPElementsAttr(type, one.data)
+    scalar_type = TensorType(element, [])
+    one = DenseIntOrFPElementsAttr.from_list(scalar_type, data)  # pyright: ignore[reportCallIssue, reportArgumentType]
+    return DenseIntOrFPElementsAttr(
+        cast(TensorType[Float32Type | IntegerType], type), one.data
+    )
 
 
 def splat(value: float | int | bool, type: TensorType) -> arith.ConstantOp:

@@ -53,10 +53,10 @@ def planning_peak(text: str) -> int:
 def test_chunks_bound_the_memory_of_compiling_a_long_plan(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    text = chain(3000)
+    text = chain(1500)
     monkeypatch.setattr(executor, "CHUNK_STEPS", 10**9)  # one function
     whole = planning_peak(text)
-    monkeypatch.setattr(executor, "CHUNK_STEPS", 300)
+    monkeypatch.setattr(executor, "CHUNK_STEPS", 150)
     chunked = planning_peak(text)
     assert chunked < whole / 2, (chunked, whole)
 
