@@ -178,7 +178,10 @@ class LocatedParser(Parser):
             message = str(error) or (  # such as a bare `assert` in xDSL's parser
                 f"malformed input (xDSL's parser raised {type(error).__name__} here)"
             )
-            span = Span(start, start, self.lexer.input)
+            position = start
+            if long := _long_integer(self.lexer.input.content, self.pos, message):
+                position, message = long
+            span = Span(position, position, self.lexer.input)
             raise _AtOpError(span, message) from None
         if not isinstance(op.location, FileLineColLoc):
             where = self.location(start)
