@@ -1325,6 +1325,12 @@ class PadOp(ListOp):
             },
         )
 
+    @property
+    def literal(self) -> FloatAttr | IntegerAttr:
+        """The pad value (verified to be a scalar literal)."""
+        assert isinstance(self.value, FloatAttr | IntegerAttr)
+        return self.value
+
     def dims(self) -> list[tuple[int, int, int]]:
         """(low, high, interior) of each dim."""
         return list(zip(*(self.ints(n) for n in self.LISTS), strict=True))
@@ -1343,7 +1349,7 @@ class PadOp(ListOp):
                     f"high {high}, interior {interior}"
                 )
         element = source.get_element_type()
-        if self.value.type != element:
+        if self.literal.type != element:
             raise VerifyException(
                 f"pad value must be a literal of the element type {element}, got "
                 f"{self.value}"
@@ -1373,7 +1379,7 @@ class PadOp(ListOp):
     def kernel(self) -> Kernel:
         type = tensor_type(self.result)
         dtype = dtype_of(type.get_element_type())
-        fill, shape = self.value.value.data, type.get_shape()
+        fill, shape = self.literal.value.data, type.get_shape()
         index = tuple(
             slice(low, padded_size(size, low, 0, interior), interior + 1)
             for size, (low, _, interior) in zip(
@@ -1458,6 +1464,7 @@ class ConcatOp(ListOp):
 
     @property
     def axis(self) -> int:
+        assert isinstance(self.dim, IntegerAttr)
         return self.dim.value.data
 
     def verify_(self) -> None:

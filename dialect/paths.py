@@ -252,7 +252,7 @@ class ValueNumbering:
 
 
 def _sorted_items(attributes: dict[str, Attribute]) -> tuple[object, ...]:
-    return tuple(sorted(attributes.items(), key=lambda item: item[0]))
+    return tuple((name, attributes[name]) for name in sorted(attributes))
 
 
 def mergeable(op: Operation) -> bool:

@@ -380,8 +380,10 @@ class Program:
                 if isinstance(value, np.ndarray)
                 else f"expected a NumPy array, got {_described(value)}"
             )
-            if mismatch is None and not (
-                value.flags.writeable and value.flags.c_contiguous
+            if (
+                mismatch is None
+                and isinstance(value, np.ndarray)
+                and not (value.flags.writeable and value.flags.c_contiguous)
             ):
                 mismatch = "in_place needs a writable, C-ordered array"
             if mismatch is not None:

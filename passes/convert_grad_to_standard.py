@@ -657,7 +657,7 @@ class LowerPad(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: grad.PadOp, rewriter: PatternRewriter, /):
         empty = tensor.EmptyOp((), op.result.type)
-        value = arith.ConstantOp(op.value)
+        value = arith.ConstantOp(op.literal)
         fill = linalg.FillOp((value.result,), (empty.tensor,))
         new_ops: list[Operation] = [empty, value, fill]
         shape = tensor_type(op.input).get_shape()

@@ -75,7 +75,7 @@ class GradOptMain(xDSLOptMain):
             self.available_targets.setdefault(name, factory)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
-        self.version_format = f"grad-opt: {versions()}"
+        type(self).version_format = f"grad-opt: {versions()}"
         super().register_all_arguments(arg_parser)
         # the list of gradopt's passes imports them: only when help is asked for
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
