@@ -711,6 +711,9 @@ def random_program(rng: np.random.Generator, kinds: str) -> str:
         a, b = pick(), pick()
         if op in ("add", "mul", "max"):
             value = new(f"grad.{op} {a}, {b} : {t}")
+        elif op == "reverse":  # before the unary ops: it has a list of dims
+            dims = [[0], [1], [0, 1]][int(rng.integers(3))]
+            value = new(f"grad.reverse {a} {dims} : {t}")
         elif op in INVENTORY and INVENTORY[op].arity == 1:
             domain = INVENTORY[op].domain
             if domain is Domain.MODERATE:
@@ -743,9 +746,6 @@ def random_program(rng: np.random.Generator, kinds: str) -> str:
                 f"grad.pad {part} low [1, 0] high [0, 0] interior [0, 0] value -1.5"
                 f" : tensor<1x3xf32> to {t}"
             )
-        elif op == "reverse":
-            dims = [[0], [1], [0, 1]][int(rng.integers(3))]
-            value = new(f"grad.reverse {a} {dims} : {t}")
         elif op == "concat-slice" and rng.random() < 0.5:
             rows = new(f"grad.concat {a}, {b} [0] : {t}, {t} to tensor<4x3xf32>")
             value = new(
