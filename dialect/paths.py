@@ -237,7 +237,11 @@ class ValueNumbering:
         return [o for o in value.op.operands if o not in self._numbers]
 
     def _number(self, value: SSAValue) -> int:
-        if not (isinstance(value, OpResult) and mergeable(value.op)):
+        operands = value.op.operands if isinstance(value, OpResult) else ()
+        if not (isinstance(value, OpResult) and mergeable(value.op)) or any(
+            o not in self._numbers for o in operands
+        ):  # an operand still unnumbered lies on a cycle: invalid IR, left to
+            # the dominance check; the value is a number of its own
             return self._keys.setdefault(("unique", value), len(self._keys))
         op = value.op
         key = (
