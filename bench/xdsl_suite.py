@@ -129,6 +129,8 @@ def run_lit(
         if args.filter:
             command[4:4] = ["--filter", args.filter]
         subprocess.run(command, env=env, capture_output=True, text=True)
+        if not partial.exists():  # lit writes no report when no test ran
+            raise SystemExit(f"xdsl_suite: no test of {suite} ran")
         partial.replace(report)
     data = json.loads(report.read_text() or "{}")
     outcome = Outcome(seconds=float(data.get("elapsed", 0.0)))

@@ -18,6 +18,7 @@ import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from importlib.metadata import version
 from io import BytesIO, StringIO
 from typing import IO
 
@@ -39,7 +40,6 @@ from gradopt.diagnostics import (
 from gradopt.dialect.errors import OpError, without_op_name
 from gradopt.dialect.hints import MISSING_OPS
 from gradopt.dialect.verifier import verify_module
-from gradopt.tools import versions
 from gradopt.tools.pipeline import check_pipeline
 from gradopt.universe import GRADOPT_UNIVERSE
 
@@ -75,7 +75,11 @@ class GradOptMain(xDSLOptMain):
             self.available_targets.setdefault(name, factory)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
-        type(self).version_format = f"grad-opt: {versions()}"
+        # xdsl-opt's own line is kept whole, for scripts that read it
+        type(self).version_format = (
+            f"grad-opt: gradopt {version('gradopt')}, "
+            "xdsl-opt built from xdsl version {xdsl_version}"
+        )
         super().register_all_arguments(arg_parser)
         # the list of gradopt's passes imports them: only when help is asked for
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
