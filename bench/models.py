@@ -41,27 +41,18 @@ import argparse
 import gc
 import importlib.util
 import statistics
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import PassPipeline
-from xdsl.transforms.canonicalize import CanonicalizePass
-from xdsl.transforms.common_subexpression_elimination import (
-    CommonSubexpressionElimination,
-)
-from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from grad_size import sizes as gradient_size
 
 from gradopt import Program
-from gradopt.context import make_context
-from gradopt.diagnostics import parse_module
-from gradopt.dialect.derivative import DifferentiationOp
-from gradopt.dialect.ops import KernelOp
-from gradopt.dialect.verifier import verify_module
-from gradopt.passes import ExpandGradientPass
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 CONV2D_EXAMPLE = EXAMPLES / "conv2d.mlir"
@@ -410,33 +401,6 @@ def max_difference(ours: Sequence[Any], theirs: Sequence[Any]) -> float:
         float(np.max(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64))))
         for a, b in zip(ours, theirs, strict=True)
     )
-
-
-def computing_ops(module: ModuleOp) -> int:
-    """`grad` ops other than differentiation ops (as in bench/grad_size.py)."""
-    return sum(
-        isinstance(op, KernelOp) and not isinstance(op, DifferentiationOp)
-        for op in module.walk()
-    )
-
-
-def gradient_size(text: str) -> tuple[int, int]:
-    """The forward program's ops, and the ops after
-    `expand-gradient,canonicalize,cse,dce` (bench/grad_size.py's measure)."""
-    ctx = make_context()
-    module = parse_module(ctx, text, "models.mlir")
-    verify_module(module)
-    forward = computing_ops(module)
-    PassPipeline(
-        (
-            ExpandGradientPass(),
-            CanonicalizePass(),
-            CommonSubexpressionElimination(),
-            DeadCodeElimination(),
-        )
-    ).apply(ctx, module)
-    verify_module(module)
-    return forward, computing_ops(module)
 
 
 def report(
