@@ -856,15 +856,22 @@ def _kept_shape(shape: Shape, axes: tuple[int, ...], count: int) -> list[int]:
     return [1 if i in axes else next(sizes) for i in range(len(shape) + count)]
 
 
+def _accumulate(
+    kind: str, x: ArrayLike, axis: Axis, dtype: DTypeLike | None, keepdims: bool
+) -> Array:
+    """`sum` and `prod`: booleans count as int32, as in NumPy."""
+    x = asarray(x)
+    x = astype(x, dtype or (INT32 if x.dtype == BOOL else x.dtype))
+    return _reduce(kind, x, normalize_axes(axis, x.ndim), keepdims)
+
+
 def sum(
     x: ArrayLike,
     axis: Axis = None,
     dtype: DTypeLike | None = None,
     keepdims: bool = False,
 ) -> Array:
-    x = asarray(x)
-    x = astype(x, dtype or (INT32 if x.dtype == BOOL else x.dtype))
-    return _reduce("add", x, normalize_axes(axis, x.ndim), keepdims)
+    return _accumulate("add", x, axis, dtype, keepdims)
 
 
 def prod(
@@ -874,9 +881,7 @@ def prod(
     keepdims: bool = False,
 ) -> Array:
     """`grad.reduce mul`, which has no gradient rule (SPEC §4 rule 5)."""
-    x = asarray(x)
-    x = astype(x, dtype or (INT32 if x.dtype == BOOL else x.dtype))
-    return _reduce("mul", x, normalize_axes(axis, x.ndim), keepdims)
+    return _accumulate("mul", x, axis, dtype, keepdims)
 
 
 def mean(
