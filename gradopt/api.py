@@ -19,7 +19,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, SupportsIndex
+from typing import TYPE_CHECKING, NamedTuple, SupportsIndex
 
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType, i1
@@ -150,7 +150,7 @@ class Program:
         self.source = SourceText()
         self.iree_module: IreeModule | None = None
         self._iree_lock = threading.Lock()
-        self._signatures: dict[str, Signature] = {}
+        self._entries: dict[str, _Entry] = {}
         try:
             if isinstance(program, str):
                 self.source.add(filename, program)
@@ -192,8 +192,22 @@ class Program:
         """The kinds of value that `run` takes and gives for `entry`, with
         their names; `print` it to see them as MLIR types. Read once per
         entry: the module does not change once prepared."""
-        if (known := self._signatures.get(entry)) is None:
-            known = self._signatures[entry] = self._signature(entry)
+        return self.entry(entry).signature
+
+    def entry(self, entry: str) -> _Entry:
+        """What `run` needs to know of `entry`, read from its types once."""
+        if (known := self._entries.get(entry)) is None:
+            signature = self._signature(entry)
+            order = tuple(
+                isinstance(type, MemRefType)
+                for type in self.function(entry).function_type.inputs
+            )
+            known = self._entries[entry] = _Entry(
+                signature,
+                tuple(map(_Layout.of, signature.slots)),
+                tuple(map(_Layout.of, signature.args)),
+                order,
+            )
         return known
 
     def _signature(self, entry: str) -> Signature:
@@ -268,18 +282,16 @@ class Program:
             raise self.error(
                 backend, f"unknown backend: expected {' or '.join(BACKENDS)}"
             )
-        signature = self.signature(entry)
+        known = self.entry(entry)
+        signature = known.signature
         if in_place:
-            slot_values = self.in_place_slots(signature, slots)
+            slot_values = self.in_place_slots(known, slots)
         else:
-            slot_values = self.inputs(
-                "slot", signature.slots, slots, signature.slot_names
-            )
-        arg_values = self.inputs("arg", signature.args, args, signature.arg_names)
+            slot_values = self.inputs("slot", known.slots, slots, signature.slot_names)
+        arg_values = self.inputs("arg", known.args, args, signature.arg_names)
         slot_order, arg_order = iter(slot_values), iter(arg_values)
         arguments = [
-            next(slot_order) if isinstance(type, MemRefType) else next(arg_order)
-            for type in self.function(entry).function_type.inputs
+            next(slot_order) if is_slot else next(arg_order) for is_slot in known.order
         ]
         if backend == "iree":
             values = self.run_compiled(entry, arguments)
@@ -320,11 +332,11 @@ class Program:
     def inputs(
         self,
         kind: str,
-        types: Sequence[MemRefType | TensorType],
+        layouts: Sequence[_Layout],
         given: Inputs | None,
         names: Sequence[str | None] = (),
     ) -> list[np.ndarray]:
-        """Fresh arrays for `types`: the given values converted and checked,
+        """Fresh arrays for `layouts`: the given values converted and checked,
         or zeros; `given` is a sequence, or a mapping by index or by name."""
         parameter = f"{kind}s"
         if given is None:
@@ -332,7 +344,7 @@ class Program:
         elif isinstance(given, Mapping):
             by_index = {}
             for key, value in given.items():
-                index = self.index_of(kind, key, len(types), names)
+                index = self.index_of(kind, key, len(layouts), names)
                 if index in by_index:
                     raise self.error(f"{kind} {key}", f"{kind} {index} is given twice")
                 by_index[index] = value
@@ -340,11 +352,11 @@ class Program:
             given, str | bytes
         ):
             by_index = dict(enumerate(given))
-            if len(by_index) > len(types):
+            if len(by_index) > (count := len(layouts)):
                 raise self.error(
-                    f"{kind} {len(types)}",
-                    f"no such {kind}: the entry function has {len(types)} "
-                    f"{kind}{'s' * (len(types) != 1)}",
+                    f"{kind} {count}",
+                    f"no such {kind}: the entry function has {count} "
+                    f"{kind}{'s' * (count != 1)}",
                 )
         else:
             raise TypeError(
@@ -352,31 +364,29 @@ class Program:
                 f"indices or names to values, not {type(given).__name__}"
             )
         return [
-            self.checked(f"{kind} {i}", type, by_index.get(i))
-            for i, type in enumerate(types)
+            self.checked(f"{kind} {i}", layout, by_index.get(i))
+            for i, layout in enumerate(layouts)
         ]
 
-    def in_place_slots(
-        self, signature: Signature, given: Inputs | None
-    ) -> list[np.ndarray]:
+    def in_place_slots(self, entry: _Entry, given: Inputs | None) -> list[np.ndarray]:
         """The caller's slot arrays themselves, each checked to be exactly of
         its slot's type, writable and C-ordered; slots not given are zeros."""
         if isinstance(given, Mapping):
-            names = signature.slot_names
-            count = len(signature.slots)
+            names = entry.signature.slot_names
+            count = len(entry.slots)
             by_index = {
                 self.index_of("slot", k, count, names): v for k, v in given.items()
             }
         else:
             by_index = dict(enumerate(given or ()))
         arrays = []
-        for i, type in enumerate(signature.slots):
+        for i, layout in enumerate(entry.slots):
             value = by_index.get(i)
             if value is None:
-                arrays.append(self.checked(f"slot {i}", type, None))
+                arrays.append(self.checked(f"slot {i}", layout, None))
                 continue
             mismatch = (
-                input_mismatch(type, value)
+                layout.mismatch(value)
                 if isinstance(value, np.ndarray)
                 else f"expected a NumPy array, got {_described(value)}"
             )
@@ -419,20 +429,17 @@ class Program:
             )
         return index
 
-    def checked(
-        self, what: str, type: MemRefType | TensorType, value: object | None
-    ) -> np.ndarray:
-        """A fresh C-ordered array of `type` holding `value` converted as
+    def checked(self, what: str, layout: _Layout, value: object | None) -> np.ndarray:
+        """A fresh C-ordered array of `layout` holding `value` converted as
         `numpy.asarray(value, dtype)` converts it, or zeros for None."""
-        dtype = np.dtype(dtype_of(type.get_element_type()))
-        shape = tuple(type.get_shape())
+        dtype, shape, type = layout.dtype, layout.shape, layout.type
         if value is None:
             try:
                 return np.zeros(shape, dtype)
             except (MemoryError, ValueError):  # NumPy's "Maximum allowed dimension"
                 raise self.error(what, f"{type} is too large to allocate") from None
         try:
-            array = np.asarray(value, dtype)
+            array = np.array(value, dtype, order="C")
         except (TypeError, ValueError, OverflowError) as error:
             raise self.error(
                 what,
@@ -446,7 +453,7 @@ class Program:
                 f"expected {dtype} data of shape {shape} for {type}, got "
                 f"{_described(value)} of shape {array.shape}",
             )
-        return np.array(array, dtype, order="C")
+        return array
 
 
 def _described(value: object) -> str:
@@ -456,18 +463,45 @@ def _described(value: object) -> str:
     return f"a {type(value).__name__}"
 
 
+class _Layout(NamedTuple):
+    """What an input of `type` must be as a NumPy array, read from the type
+    once (xDSL's accessors cost microseconds a call)."""
+
+    type: MemRefType | TensorType
+    dtype: np.dtype
+    shape: tuple[int, ...]
+
+    @staticmethod
+    def of(type: MemRefType | TensorType) -> _Layout:
+        dtype = np.dtype(dtype_of(type.get_element_type()))
+        return _Layout(type, dtype, tuple(type.get_shape()))
+
+    def mismatch(self, array: np.ndarray) -> str | None:
+        """Why `array` is not exactly of this layout (its dtype and shape), or
+        None."""
+        if array.dtype == self.dtype and array.shape == self.shape:
+            return None
+        return (
+            f"expected {self.dtype} data of shape {self.shape} for {self.type}, "
+            f"got {array.dtype} data of shape {array.shape}"
+        )
+
+
+class _Entry(NamedTuple):
+    """An entry function's signature, the layouts of its slots and staged
+    inputs, and `order`: for each argument, whether it is a slot."""
+
+    signature: Signature
+    slots: tuple[_Layout, ...]
+    args: tuple[_Layout, ...]
+    order: tuple[bool, ...]
+
+
 def input_mismatch(type: MemRefType | TensorType, array: np.ndarray) -> str | None:
     """Why `array` is not exactly of `type` (its dtype and shape), or None;
     for `grad-run`, whose `.npy` inputs must match (SPEC §7) where the API
     converts."""
-    dtype = np.dtype(dtype_of(type.get_element_type()))
-    shape = tuple(type.get_shape())
-    if array.dtype == dtype and array.shape == shape:
-        return None
-    return (
-        f"expected {dtype} data of shape {shape} for {type}, got "
-        f"{array.dtype} data of shape {array.shape}"
-    )
+    return _Layout.of(type).mismatch(array)
 
 
 def _result(

@@ -43,15 +43,14 @@ from types import CodeType, FunctionType, TracebackType
 from typing import NamedTuple
 
 import numpy as np
-from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, TensorType
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.dialects.scf import ForOp, YieldOp
 from xdsl.ir import Block, Operation, SSAValue
-from xdsl.traits import ConstantLike
+from xdsl.traits import ConstantLike, Pure
 
 from gradopt.dialect.errors import OpError
-from gradopt.dialect.ops import KernelOp
+from gradopt.dialect.ops import FOLD_LIMIT, KernelOp
 from gradopt.dialect.paths import captured
 
 Frame = list[object]
@@ -74,7 +73,8 @@ from one chunk to the next costs nothing measurable."""
 class Step(NamedTuple):
     """One op of a plan: `frame[result] = kernel(*operands)`, then the `free`
     indices are dropped because no later step reads them. With `out` set, the
-    result is written into the buffer of operand `out`, which dies here."""
+    result is written into the buffer of operand `out`, which dies here; with
+    `into`, into the slot of that frame index, whose store it replaces."""
 
     kernel: Action
     operands: tuple[int, ...]
@@ -82,6 +82,7 @@ class Step(NamedTuple):
     free: tuple[int, ...]
     op: Operation
     out: int | None = None
+    into: int | None = None
 
 
 class _Kind(NamedTuple):
@@ -228,7 +229,8 @@ class Plan:
         defined: set[int] = set()
         outer: list[int] = []  # read here, made before: taken from the frame
         for _, step in chunk:
-            for index in step.operands:
+            into = () if step.into is None else (step.into,)
+            for index in (*step.operands, *into):
                 if index not in defined and index not in self.constants:
                     defined.add(index)
                     outer.append(index)
@@ -259,7 +261,9 @@ class Plan:
             kernel = f"k{position}"
             namespace[kernel] = step.kernel
             arguments = [names[i] for i in step.operands]
-            if step.out is not None:
+            if step.into is not None:
+                arguments.append(f"out={names[step.into]}")
+            elif step.out is not None:
                 arguments.append(f"out={names[step.operands[step.out]]}")
             call = f"{kernel}({', '.join(arguments)})"
             if step.result != NO_RESULT:
@@ -363,7 +367,7 @@ class _PlanBuilder:
                 break
             self.add(op)
         steps = self.finish(kept, outputs)
-        read = {index for step in steps for index in step.operands}
+        read = {index for step in steps for index in (*step.operands, step.into)}
         dropped = tuple(
             index
             for index in range(kept, len(inputs))
@@ -380,6 +384,8 @@ class _PlanBuilder:
             if op.has_trait(ConstantLike):
                 # a literal: computed once, read by name, never freed
                 self.constants[index] = action()
+            elif (value := self.constant_result(op, action, indices)) is not None:
+                self.constants[index] = value
             self.steps.append(_Raw(action, indices, index, op, kind))
         elif not op.results:
             self.steps.append(_Raw(action, indices, NO_RESULT, op, kind))
@@ -392,10 +398,34 @@ class _PlanBuilder:
                     _Raw(itemgetter(i), (packed,), self.index[result], op, _Kind())
                 )
 
+    def constant_result(
+        self, op: Operation, action: Action, operands: tuple[int, ...]
+    ) -> object | None:
+        """The value of a pure op whose operands are all literals, computed
+        now by its kernel as a run would compute it (the seed of a gradient
+        times a constant, its broadcast): None if it is not such an op, fails
+        (left for the run to report), or is an array too large to keep."""
+        if not operands or any(i not in self.constants for i in operands):
+            return None
+        if not isinstance(op, KernelOp) or not op.has_trait(Pure):
+            return None
+        try:
+            with np.errstate(all="ignore"):
+                value = action(*(self.constants[i] for i in operands))
+        except OpError:
+            return None
+        if isinstance(value, np.ndarray):
+            if value.size > FOLD_LIMIT and op.fresh_result():
+                return None
+            value.flags.writeable = False
+        return value
+
     def action(self, op: Operation) -> tuple[Action, Sequence[SSAValue]]:
         """What running `op` calls, and the values it takes, in order."""
         if isinstance(op, KernelOp):
             return op.kernel(), op.operands
+        from xdsl.dialects.arith import ConstantOp  # loaded with its first op
+
         if isinstance(op, ConstantOp) and isinstance(op.result.type, IndexType):
             assert isinstance(op.value, IntegerAttr)
             value = op.value.value.data
@@ -444,8 +474,9 @@ class _PlanBuilder:
             if not raw.kind.consumes
             for index in raw.operands
         }
-        fresh = {raw.result for raw in self.steps if raw.kind.fresh} - shared
-        steps = []
+        fresh = {raw.result for raw in self.steps if raw.kind.fresh}
+        fresh -= shared | self.constants.keys()
+        steps: list[Step] = []
         for position, raw in enumerate(self.steps):
             out = next(
                 (
@@ -465,34 +496,24 @@ class _PlanBuilder:
                     out,
                 )
             )
-        return tuple(steps)
+        return tuple(self.forward_stores(steps, last, set(outputs)))
 
     def views(self, last: dict[int, int], outputs: set[int]) -> dict[int, Action]:
         """The steps (loads) that may give a view where they would copy, with
         their view kernels: no step that may write a slot (a store, call or
         loop) runs while their value, or a value that may share its memory, is
         alive, and none is returned."""
-        sharing: dict[int, list[int]] = {}
-        writes: list[int] = []
-        for position, raw in enumerate(self.steps):
-            if raw.kind.writes:
-                writes.append(position)
-            if not raw.kind.consumes and raw.result != NO_RESULT:
-                for index in raw.operands:
-                    sharing.setdefault(index, []).append(raw.result)
+        sharing = self.sharing()
+        writes = [
+            position for position, raw in enumerate(self.steps) if raw.kind.writes
+        ]
         views: dict[int, Action] = {}
         for position, raw in enumerate(self.steps):
             if not isinstance(raw.op, KernelOp) or not raw.kind.fresh:
                 continue
             if (view_kernel := raw.op.view_kernel()) is None:
                 continue
-            aliases: set[int] = set()
-            todo = [raw.result]
-            while todo:
-                index = todo.pop()
-                if index not in aliases:
-                    aliases.add(index)
-                    todo += sharing.get(index, ())
+            aliases = _aliases(sharing, raw.result)
             if aliases & outputs:
                 continue
             end = max(last.get(index, position) for index in aliases)
@@ -500,6 +521,72 @@ class _PlanBuilder:
             if write == len(writes) or writes[write] > end:
                 views[position] = view_kernel
         return views
+
+    def sharing(self) -> dict[int, list[int]]:
+        """For each value, the results of the steps that may share its memory
+        (a view of it, or the value itself)."""
+        sharing: dict[int, list[int]] = {}
+        for raw in self.steps:
+            if not raw.kind.consumes and raw.result != NO_RESULT:
+                for index in raw.operands:
+                    sharing.setdefault(index, []).append(raw.result)
+        return sharing
+
+    def forward_stores(
+        self, steps: list[Step], last: dict[int, int], outputs: set[int]
+    ) -> list[Step]:
+        """`steps` without the whole-slot stores of values that a ufunc
+        computes for the store alone: the ufunc writes straight into the slot
+        (`into`), which saves a copy and a new array (the weight update of a
+        training step). Only where nothing can tell: no step between the two
+        reads the slot, and no view of the slot is read after the ufunc.
+        NumPy's ufuncs compute as if an operand overlapping `out` were copied
+        first, so the ufunc may itself read the slot, in any layout."""
+        sharing = self.sharing()
+        readers: dict[int, list[int]] = {}
+        for position, step in enumerate(steps):
+            for index in dict.fromkeys(step.operands):
+                readers.setdefault(index, []).append(position)
+        producer = {step.result: p for p, step in enumerate(steps)}
+        dropped: set[int] = set()
+        for position, step in enumerate(steps):
+            if not isinstance(step.op, KernelOp):
+                continue
+            if (store := step.op.whole_store()) is None:
+                continue
+            value, slot = (step.operands[i] for i in store)
+            made = producer.get(value)
+            if (
+                made is None
+                or value in outputs
+                or value in self.constants
+                or readers[value] != [position]
+                or not isinstance(steps[made].kernel, np.ufunc)
+            ):
+                continue
+            aliases = _aliases(sharing, slot) - {slot}
+            if aliases & outputs or any(last.get(a, made) > made for a in aliases):
+                continue
+            slot_readers = readers[slot]
+            if slot_readers[bisect_right(slot_readers, made)] < position:
+                continue
+            free = steps[made].free + step.free
+            steps[made] = steps[made]._replace(out=None, into=slot, free=free)
+            dropped.add(position)
+        return [step for p, step in enumerate(steps) if p not in dropped]
+
+
+def _aliases(sharing: dict[int, list[int]], index: int) -> set[int]:
+    """`index` and every value that may share its memory, through views of
+    views."""
+    aliases: set[int] = set()
+    todo = [index]
+    while todo:
+        index = todo.pop()
+        if index not in aliases:
+            aliases.add(index)
+            todo += sharing.get(index, ())
+    return aliases
 
 
 class Interpreter:

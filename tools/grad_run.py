@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import MemRefType, TensorType
 from gradopt import files
 from gradopt.api import BACKENDS, GradoptError, Program, input_mismatch
 from gradopt.dialect.types import dtype_of
-from gradopt.tools import versions
+from gradopt.tools import VersionAction
 
 # `[0-9]+(\.[0-9]*)?`, not `[0-9]+\.?[0-9]*`: a long run of digits that does
 # not match would be split between the two repetitions in every way (seconds
@@ -80,9 +80,7 @@ def _parser() -> _Parser:
     )
     parser.add_argument("--out", metavar="FILE.npz", help="also write the values")
     parser.add_argument("-q", "--quiet", action="store_true", help="print no values")
-    parser.add_argument(
-        "--version", action="version", version=f"%(prog)s: {versions()}"
-    )
+    parser.add_argument("--version", action=VersionAction)
     return parser
 
 
