@@ -1120,21 +1120,29 @@ class BroadcastOp(ShapeOp):
         placed = [1] * len(target)
         for size, d in zip(source, self.int_list(), strict=True):
             placed[d] = size
-        kept = [(i, d) for i, d in enumerate(self.int_list()) if source[i] == target[d]]
+        dtype = np.dtype(dtype_of(tensor_type(self.input).get_element_type()))
+        c_strides = tuple(
+            dtype.itemsize * math.prod(source[i + 1 :]) for i in range(len(source))
+        )
+        strides = [0] * len(target)
+        for i, d in enumerate(self.int_list()):
+            if source[i] == target[d]:
+                strides[d] = c_strides[i]
 
         def broadcast(a: np.ndarray) -> np.ndarray:
             """A read-only view with stride 0 along the expanded dims: built
             directly on `a`'s memory (4x faster than `np.broadcast_to`) where
-            `a` exports it as one buffer, as results of whole ops do."""
-            strides = [0] * len(target)
-            for i, d in kept:
-                strides[d] = a.strides[i]
-            try:
-                view = np.ndarray(target, a.dtype, a, 0, strides)
-            except (TypeError, ValueError, BufferError):  # a strided view
-                return np.broadcast_to(a.reshape(placed), target)
-            view.flags.writeable = False
-            return view
+            `a` is C-ordered, as results of whole ops are, so that the view's
+            strides are known when planning."""
+            if a.strides == c_strides:
+                try:
+                    view = np.ndarray(target, dtype, a, 0, strides)
+                except (TypeError, ValueError, BufferError):  # no buffer
+                    pass
+                else:
+                    view.flags.writeable = False
+                    return view
+            return np.broadcast_to(a.reshape(placed), target)
 
         return broadcast
 

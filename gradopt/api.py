@@ -19,6 +19,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple, SupportsIndex
 
 import numpy as np
@@ -106,6 +107,22 @@ class Signature:
         return f"@{self.entry}({', '.join(inputs)}) -> ({', '.join(results)})"
 
     __repr__ = __str__
+
+    @cached_property
+    def named_slots(self) -> tuple[tuple[str, int], ...]:
+        """The slots that have a name, with their indices."""
+        return tuple((name, i) for i, name in enumerate(self.slot_names) if name)
+
+    @cached_property
+    def named_results(self) -> tuple[tuple[str, int], ...]:
+        """The results that have a name that no slot or earlier result has."""
+        taken = {name for name, _ in self.named_slots}
+        named = []
+        for i, name in enumerate(self.result_names):
+            if name and name not in taken:
+                taken.add(name)
+                named.append((name, i))
+        return tuple(named)
 
 
 @dataclass(frozen=True)
@@ -364,7 +381,7 @@ class Program:
                 f"indices or names to values, not {type(given).__name__}"
             )
         return [
-            self.checked(f"{kind} {i}", layout, by_index.get(i))
+            self.checked(kind, i, layout, by_index.get(i))
             for i, layout in enumerate(layouts)
         ]
 
@@ -383,23 +400,21 @@ class Program:
         for i, layout in enumerate(entry.slots):
             value = by_index.get(i)
             if value is None:
-                arrays.append(self.checked(f"slot {i}", layout, None))
+                arrays.append(self.checked("slot", i, layout, None))
                 continue
-            mismatch = (
-                layout.mismatch(value)
-                if isinstance(value, np.ndarray)
-                else f"expected a NumPy array, got {_described(value)}"
-            )
-            if (
-                mismatch is None
-                and isinstance(value, np.ndarray)
-                and not (value.flags.writeable and value.flags.c_contiguous)
-            ):
-                mismatch = "in_place needs a writable, C-ordered array"
+            if not isinstance(value, np.ndarray):
+                mismatch = f"expected a NumPy array, got {_described(value)}"
+            elif (mismatch := layout.mismatch(value)) is None:
+                flags = value.flags
+                if not (flags.writeable and flags.c_contiguous):
+                    mismatch = "in_place needs a writable, C-ordered array"
             if mismatch is not None:
                 raise self.error(f"slot {i}", mismatch)
-            if any(np.may_share_memory(value, other) for other in arrays):
-                raise self.error(f"slot {i}", "in_place slots must not share memory")
+            for other in arrays:
+                if np.may_share_memory(value, other):
+                    raise self.error(
+                        f"slot {i}", "in_place slots must not share memory"
+                    )
             arrays.append(value)
         return arrays
 
@@ -429,27 +444,34 @@ class Program:
             )
         return index
 
-    def checked(self, what: str, layout: _Layout, value: object | None) -> np.ndarray:
-        """A fresh C-ordered array of `layout` holding `value` converted as
-        `numpy.asarray(value, dtype)` converts it, or zeros for None."""
+    def checked(
+        self, kind: str, index: int, layout: _Layout, value: object | None
+    ) -> np.ndarray:
+        """A fresh C-ordered array of `layout` holding `value` (`kind`
+        `index`: slot 0, say) converted as `numpy.asarray(value, dtype)`
+        converts it, or zeros for None."""
         dtype, shape, type = layout.dtype, layout.shape, layout.type
         if value is None:
             try:
                 return np.zeros(shape, dtype)
             except (MemoryError, ValueError):  # NumPy's "Maximum allowed dimension"
-                raise self.error(what, f"{type} is too large to allocate") from None
+                raise self.error(
+                    f"{kind} {index}", f"{type} is too large to allocate"
+                ) from None
         try:
             array = np.array(value, dtype, order="C")
         except (TypeError, ValueError, OverflowError) as error:
             raise self.error(
-                what,
+                f"{kind} {index}",
                 f"cannot convert {_described(value)} to {dtype} for {type}: {error}",
             ) from None
         except MemoryError:
-            raise self.error(what, f"{type} is too large to allocate") from None
+            raise self.error(
+                f"{kind} {index}", f"{type} is too large to allocate"
+            ) from None
         if array.shape != shape:
             raise self.error(
-                what,
+                f"{kind} {index}",
                 f"expected {dtype} data of shape {shape} for {type}, got "
                 f"{_described(value)} of shape {array.shape}",
             )
@@ -508,13 +530,8 @@ def _result(
     signature: Signature, results: list[np.ndarray], slots: list[np.ndarray]
 ) -> RunResult:
     """`results` and `slots` with the names of `signature` (see `RunResult`)."""
-    named: dict[str, np.ndarray] = {}
-    for name, value in zip(signature.slot_names, slots, strict=True):
-        if name:
-            named[name] = value
-    for name, value in zip(signature.result_names, results, strict=True):
-        if name and name not in named:
-            named[name] = value
+    named = {name: slots[i] for name, i in signature.named_slots}
+    named.update((name, results[i]) for name, i in signature.named_results)
     return RunResult(results, slots, named)
 
 

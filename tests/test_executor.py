@@ -501,6 +501,27 @@ def test_ops_of_literals_are_computed_once_when_planned() -> None:
     assert bits(result.slots[0]) == bits(np.full(3, -k))  # stored, though folded
 
 
+@pytest.mark.parametrize("permuted", [False, True])
+def test_a_broadcast_is_a_read_only_view_of_any_layout(permuted: bool) -> None:
+    """Built on the memory of a C-ordered operand with the strides known when
+    planning; a transposed view (F-ordered, also one buffer) by its own."""
+    source = "tensor<4x3xf32>" if permuted else "tensor<3x4xf32>"
+    permute = "grad.permute %a [1, 0] : tensor<3x4xf32> to tensor<4x3xf32>"
+    text = f"""func.func @main(%s: memref<3x4xf32>) -> tensor<{source[7:-5]}x2xf32> {{
+  %a = grad.load %s : memref<3x4xf32>
+  %t = {permute if permuted else "grad.detach %a : tensor<3x4xf32>"}
+  %b = grad.broadcast %t [0, 1] : {source} to tensor<{source[7:-5]}x2xf32>
+  func.return %b : tensor<{source[7:-5]}x2xf32>
+}}
+"""
+    program = Program(text)
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    (view,) = program.interpreter.call("main", [x])
+    expected = x.T if permuted else x
+    assert bits(view) == bits(np.broadcast_to(expected[:, :, None], view.shape))
+    assert not view.flags.writeable and view.strides[-1] == 0
+
+
 def test_a_splat_constant_takes_no_memory_and_is_read_only() -> None:
     text = """func.func @main() -> (tensor<1024x1024xf32>, tensor<2xi32>) {
   %c = grad.const -0.0 : tensor<1024x1024xf32>
