@@ -34,8 +34,8 @@ from collections.abc import Callable
 import numpy as np
 from interpreter_speed import (
     EXAMPLE,
-    LEARNING_RATE,
     describe_machine,
+    jax_step,
     mlp_data,
     mlp_program,
     numpy_step,
@@ -44,33 +44,6 @@ from interpreter_speed import (
 
 from gradopt import Program
 from gradopt.iree import DRIVER, IreeModule, compile_text, lower
-
-
-def jax_step() -> Callable[..., object] | None:
-    """The step in JAX, jitted for the CPU, or None without JAX."""
-    try:
-        import jax
-        import jax.numpy as jnp
-    except ImportError:
-        return None
-
-    def loss(params: tuple, x: jax.Array, y: jax.Array) -> jax.Array:
-        w1, b1, w2, b2 = params
-        hidden = jnp.maximum(x @ w1 + b1, 0.0)
-        z = hidden @ w2 + b2
-        logp = jax.nn.log_softmax(z, axis=1)
-        return -(y * logp).sum() / x.shape[0]
-
-    @jax.jit
-    def step(x: jax.Array, y: jax.Array, *params: jax.Array) -> tuple:
-        value, grads = jax.value_and_grad(loss)(params, x, y)
-        updated = [p - LEARNING_RATE * g for p, g in zip(params, grads, strict=True)]
-        return value, *updated
-
-    def run(*slots: object) -> object:
-        return jax.block_until_ready(step(*slots))
-
-    return run
 
 
 def blockwise(runs: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
@@ -122,13 +95,9 @@ def main() -> None:
     }
     medians = blockwise(runs, options.repeats)
     # JAX only now: loaded, its runtime slowed the IREE rows down twofold
-    jax_run = jax_step()
+    jax_run = jax_step(shapes)
     if jax_run is not None:
-        import jax
-
-        jax_slots = [jax.device_put(a) for a in mlp_data(*shapes)]
-        jax_runs = {"jax jit": lambda: jax_run(*jax_slots)}
-        medians |= blockwise(jax_runs, options.repeats)
+        medians |= blockwise({"jax jit": jax_run}, options.repeats)
 
     batch, inputs, hidden, classes = shapes
     print(

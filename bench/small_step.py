@@ -1,65 +1,100 @@
 """The small training step of issue 15 (64 -> 32 -> 10 MLP, batch 64): the
 interpreter (copying and in-place slots) beside hand-written NumPy and, when
-installed, JAX jit, interleaved call by call; medians of 300 rounds.
+installed, JAX jit, interleaved call by call; medians of 300 rounds. With
+`--profile`, where the interpreter's time goes instead: the plan's steps
+by op and result type, each kernel timed alone (the timer's own cost, about
+0.1 us a call, included), and what `Program.run` adds to the plan.
 
-    python bench/small_step.py
+    python bench/small_step.py [--profile]
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from interpreter_speed import mlp_data, mlp_program, numpy_step
+from interpreter_speed import jax_step, mlp_data, mlp_program, numpy_step
 
 from gradopt import Program
+from gradopt.interpreter import Plan
 
 SHAPES = (64, 64, 32, 10)
-LEARNING_RATE = 0.1
 
 
-def jax_step() -> Callable[[], object] | None:
-    """The same step in `jax.numpy`, jitted, or None without JAX."""
-    try:
-        import jax
-        import jax.numpy as jnp
-    except ImportError:
-        return None
+def median_us(run: Callable[[], object], repeats: int = 1000) -> float:
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - started)
+    return float(np.median(times)) * 1e6
 
-    def loss(w1, b1, w2, b2, x, y):
-        hidden = jnp.maximum(x @ w1 + b1, 0)
-        z = hidden @ w2 + b2
-        s = z - jax.lax.stop_gradient(z.max(axis=1, keepdims=True))
-        logp = s - jnp.log(jnp.exp(s).sum(axis=1, keepdims=True))
-        return -(y * logp).sum() / x.shape[0]
 
-    @jax.jit
-    def step(w1, b1, w2, b2, x, y):
-        value, grads = jax.value_and_grad(loss, argnums=(0, 1, 2, 3))(
-            w1, b1, w2, b2, x, y
+def profile(program: Program, rounds: int = 500) -> None:
+    """Per kind of step (op and result type): its calls a run and its
+    kernels' mean time a run, over `rounds` runs of the plan."""
+    slots = list(mlp_data(*SHAPES))
+    program.run(slots=slots, in_place=True)  # planned
+    plan = program.interpreter.plans["main"]
+    spent: dict[str, float] = defaultdict(float)
+    calls: dict[str, int] = defaultdict(int)
+
+    def timed(kernel: Callable[..., object], kind: str) -> Callable[..., object]:
+        def run(*args: object, **kwargs: object) -> object:
+            started = time.perf_counter()
+            value = kernel(*args, **kwargs)
+            spent[kind] += time.perf_counter() - started
+            calls[kind] += 1
+            return value
+
+        return run
+
+    steps = []
+    for step in plan.steps:
+        kind = step.op.name
+        if step.op.results:
+            kind += f" {step.op.results[0].type}"
+        steps.append(step._replace(kernel=timed(step.kernel, kind)))
+    timed_plan = Plan(
+        tuple(steps), plan.inputs, plan.size, plan.outputs, plan.constants
+    )
+    with np.errstate(all="ignore"):
+        for _ in range(rounds):
+            timed_plan.run(list(slots))
+    ran = sum(calls.values()) // rounds
+    print(f"{len(plan.steps)} steps, {ran} run ({len(plan.constants)} literals):")
+    for kind in sorted(spent, key=spent.__getitem__, reverse=True):
+        print(
+            f"  {spent[kind] / rounds * 1e6:7.2f} us  x{calls[kind] // rounds:<3}"
+            f" {kind}"
         )
-        weights = (w1, b1, w2, b2)
-        return value, [w - LEARNING_RATE * g for w, g in zip(weights, grads)]  # noqa: B905
-
-    x, y, w1, b1, w2, b2 = mlp_data(*SHAPES)
-    jax.block_until_ready(step(w1, b1, w2, b2, x, y))
-    return lambda: jax.block_until_ready(step(w1, b1, w2, b2, x, y))
+    print(f"  {sum(spent.values()) / rounds * 1e6:7.2f} us  in kernels")
+    call = median_us(lambda: program.interpreter.call("main", slots))
+    in_place = median_us(lambda: program.run(slots=slots, in_place=True))
+    copied = median_us(lambda: program.run(slots=slots))
+    print(
+        f"plan {call:.1f} us; Program.run in_place {in_place:.1f}, copying {copied:.1f}"
+    )
 
 
 def main() -> None:
     program = Program(mlp_program(*SHAPES))
+    if "--profile" in sys.argv[1:]:
+        profile(program)
+        return
     copied, in_place, by_hand = (mlp_data(*SHAPES) for _ in range(3))
     sides: dict[str, Callable[[], object]] = {
         "numpy": lambda: numpy_step(*by_hand),
         "Program.run": lambda: program.run(slots=copied),
         "Program.run in_place": lambda: program.run(slots=in_place, in_place=True),
     }
-    if (jitted := jax_step()) is not None:
+    if (jitted := jax_step(SHAPES)) is not None:
         sides["jax jit"] = jitted
     times: dict[str, list[float]] = {name: [] for name in sides}
     for _ in range(300):

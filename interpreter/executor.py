@@ -17,7 +17,7 @@ list: compiling one function costs about 6 KB of memory a line while it runs
 (its syntax tree), which for a 100k-op gradient program was gigabytes, and a
 chunk's tree is freed before the next one is built.
 
-Two more things keep big tensors cheap:
+More things keep big tensors cheap:
 
 - A step whose operand dies there writes its result into that operand's buffer
   (`out=`) when it is safe: the operand has the result's type, was computed by
@@ -27,8 +27,11 @@ Two more things keep big tensors cheap:
   of ops at one live buffer.
 - A whole-slot `grad.load` gives a read-only view of the slot rather than a copy
   when nothing can write the slot while the value, or a view of it, is alive.
+- A ufunc whose result only a whole-slot `grad.store` reads writes it straight
+  into the slot, and the store goes (see `forward_stores`).
+- A pure op whose operands are all literals is computed once, when planning.
 
-Neither changes a bit of any result: the same ufunc runs on the same operands.
+None changes a bit of any result: the same kernel runs on the same operands.
 """
 
 from __future__ import annotations

@@ -299,9 +299,22 @@ def test_in_place_refuses_slots_that_share_memory() -> None:
     two = STEP.replace(
         "%w: memref<3xf32>, %x", "%w: memref<3xf32>, %u: memref<3xf32>, %x"
     )
+    program = Program(two)
     w = np.zeros(3, np.float32)
-    with pytest.raises(GradoptError, match="must not share memory"):
-        Program(two).run(slots=[w, w], in_place=True)
+    whole = np.zeros(8, np.float32)
+    buffer = bytearray(32)
+    shared = [
+        [w, w],
+        [whole[:3], whole[2:5]],  # views of one array that overlap
+        [np.frombuffer(buffer, np.float32, 3), np.frombuffer(buffer, np.float32, 3)],
+        [whole[1:4], np.frombuffer(memoryview(whole), np.float32, 3, 4)],
+    ]
+    for slots in shared:
+        with pytest.raises(GradoptError, match=r"slot 1: .*must not share memory"):
+            program.run(slots=slots, in_place=True)
+    # views of one array that do not overlap, and arrays of their own
+    for slots in ([whole[:3], whole[3:6]], [w, np.zeros(3, np.float32)]):
+        program.run(slots=slots, in_place=True)
 
 
 def test_the_signature_is_read_once() -> None:
