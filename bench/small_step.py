@@ -1,5 +1,6 @@
 """The small training step of issue 15 (64 -> 32 -> 10 MLP, batch 64): the
-interpreter (copying and in-place slots) beside hand-written NumPy and, when
+interpreter (copying and in-place slots, and `gradopt.run` on the program's
+text, which prepares it on its first call only) beside hand-written NumPy and, when
 installed, JAX jit, interleaved call by call; medians of 300 rounds. With
 `--profile`, where the interpreter's time goes instead: the plan's steps
 by op and result type, each kernel timed alone (the timer's own cost, about
@@ -21,6 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from interpreter_speed import jax_step, mlp_data, mlp_program, numpy_step
 
+import gradopt
 from gradopt import Program
 from gradopt.interpreter import Plan
 
@@ -88,11 +90,13 @@ def main() -> None:
     if "--profile" in sys.argv[1:]:
         profile(program)
         return
-    copied, in_place, by_hand = (mlp_data(*SHAPES) for _ in range(3))
+    text = mlp_program(*SHAPES)
+    copied, in_place, by_hand, again = (mlp_data(*SHAPES) for _ in range(4))
     sides: dict[str, Callable[[], object]] = {
         "numpy": lambda: numpy_step(*by_hand),
         "Program.run": lambda: program.run(slots=copied),
         "Program.run in_place": lambda: program.run(slots=in_place, in_place=True),
+        "gradopt.run(text)": lambda: gradopt.run(text, slots=again),
     }
     if (jitted := jax_step(SHAPES)) is not None:
         sides["jax jit"] = jitted

@@ -18,13 +18,15 @@ import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import cache
 from importlib.metadata import version
 from io import BytesIO, StringIO
-from typing import IO
+from typing import IO, TypeVar
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
+from xdsl.universe import Universe
 from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.xdsl_opt_main import xDSLOptMain
@@ -44,6 +46,7 @@ from gradopt.tools.pipeline import check_pipeline
 from gradopt.universe import GRADOPT_UNIVERSE
 
 SPLIT_MARKER = "// -----"
+T = TypeVar("T")
 
 
 def gradopt_passes() -> str:
@@ -56,30 +59,53 @@ def gradopt_passes() -> str:
     return "\n".join(lines)
 
 
+@cache
+def installed_universes() -> Universe:
+    """`Universe.get_multiverse()`, read once a process: it scans the installed
+    packages' entry points (about 7 ms), and `xDSLOptMain` would do it three
+    times at every start."""
+    return Universe.get_multiverse()
+
+
+def with_gradopt(installed: dict[str, T], ours: dict[str, T]) -> dict[str, T]:
+    """The installed universes' entries, and gradopt's that they lack (as
+    when its entry point is not installed, or a test adds a pass)."""
+    return installed | {name: f for name, f in ours.items() if name not in installed}
+
+
+@cache
+def version_line() -> str:
+    """xdsl-opt's `--version` line, kept whole for scripts that read it."""
+    return (
+        f"grad-opt: gradopt {version('gradopt')}, "
+        "xdsl-opt built from xdsl version {xdsl_version}"
+    )
+
+
 class GradOptMain(xDSLOptMain):
     def register_all_dialects(self) -> None:
-        super().register_all_dialects()
-        known = set(self.ctx.registered_dialect_names)
-        for name, factory in GRADOPT_UNIVERSE.all_dialects.items():
-            if name not in known:
-                self.ctx.register_dialect(name, factory)
+        installed, ours = installed_universes(), GRADOPT_UNIVERSE
+        for name, factory in with_gradopt(
+            installed.all_dialects, ours.all_dialects
+        ).items():
+            self.ctx.register_dialect(name, factory)
 
     def register_all_passes(self) -> None:
-        super().register_all_passes()
-        for name, factory in GRADOPT_UNIVERSE.all_passes.items():
-            self.available_passes.setdefault(name, factory)
+        installed, ours = installed_universes(), GRADOPT_UNIVERSE
+        for name, factory in with_gradopt(
+            installed.all_passes, ours.all_passes
+        ).items():
+            self.register_pass(name, factory)
 
     def register_all_targets(self) -> None:
-        super().register_all_targets()
-        for name, factory in GRADOPT_UNIVERSE.all_targets.items():
+        installed, ours = installed_universes(), GRADOPT_UNIVERSE
+        for name, factory in with_gradopt(
+            installed.all_targets, ours.all_targets
+        ).items():
             self.available_targets.setdefault(name, factory)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
-        # xdsl-opt's own line is kept whole, for scripts that read it
-        type(self).version_format = (
-            f"grad-opt: gradopt {version('gradopt')}, "
-            "xdsl-opt built from xdsl version {xdsl_version}"
-        )
+        type(self).version_format = version_line()
         super().register_all_arguments(arg_parser)
         # the list of gradopt's passes imports them: only when help is asked for
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
