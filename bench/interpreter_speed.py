@@ -38,6 +38,7 @@ import argparse
 import gc
 import os
 import platform
+import random
 import re
 import resource
 import statistics
@@ -94,17 +95,20 @@ def side_by_side(
     """The median time of `repeats` calls of each of `runs`.
 
     The calls go in rounds: in each, every run is called `block + 1` times in a
-    row and all but the first call are timed; the next round starts with the
-    next run. A block is what a training loop does (the same step again, with
-    the memory allocator in the state the step itself left it in), and the
-    rounds spread a disturbance (another process, a frequency change) over all
-    runs alike."""
+    row and all but the first call are timed; each round takes the runs in
+    another order (shuffled, the same each time the script runs). A block is
+    what a training loop does (the same step again, with the memory allocator
+    in the state the step itself left it in), and the rounds spread a
+    disturbance (another process, a frequency change, the caches a run before
+    it left cold) over all runs alike."""
     names = list(runs)
     times: dict[str, list[float]] = {name: [] for name in runs}
     faults = dict.fromkeys(runs, 0)
     rounds = -(-repeats // block)
-    for round in range(rounds):
-        for name in names[round % len(names) :] + names[: round % len(names)]:
+    order = random.Random(0)
+    for _ in range(rounds):
+        order.shuffle(names)
+        for name in names:
             runs[name]()
             for _ in range(block):
                 seconds, count = measured(runs[name])
