@@ -29,13 +29,18 @@ from gradopt.interpreter import Plan
 SHAPES = (64, 64, 32, 10)
 
 
-def median_us(run: Callable[[], object], repeats: int = 1000) -> float:
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - started)
-    return float(np.median(times)) * 1e6
+def interleaved(
+    sides: dict[str, Callable[[], object]], rounds: int
+) -> dict[str, float]:
+    """The median seconds of each side, the sides called in turn `rounds`
+    times (so that a slower minute of the machine slows all alike)."""
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    for _ in range(rounds):
+        for name, side in sides.items():
+            started = time.perf_counter()
+            side()
+            times[name].append(time.perf_counter() - started)
+    return {name: float(np.median(t)) for name, t in times.items()}
 
 
 def profile(program: Program, rounds: int = 500) -> None:
@@ -77,12 +82,15 @@ def profile(program: Program, rounds: int = 500) -> None:
             f" {kind}"
         )
     print(f"  {sum(spent.values()) / rounds * 1e6:7.2f} us  in kernels")
-    call = median_us(lambda: program.interpreter.call("main", slots))
-    in_place = median_us(lambda: program.run(slots=slots, in_place=True))
-    copied = median_us(lambda: program.run(slots=slots))
-    print(
-        f"plan {call:.1f} us; Program.run in_place {in_place:.1f}, copying {copied:.1f}"
+    medians = interleaved(
+        {
+            "plan": lambda: program.interpreter.call("main", slots),
+            "Program.run in_place": lambda: program.run(slots=slots, in_place=True),
+            "Program.run": lambda: program.run(slots=slots),
+        },
+        rounds=1000,
     )
+    print("; ".join(f"{name} {t * 1e6:.1f} us" for name, t in medians.items()))
 
 
 def main() -> None:
@@ -100,13 +108,7 @@ def main() -> None:
     }
     if (jitted := jax_step(SHAPES)) is not None:
         sides["jax jit"] = jitted
-    times: dict[str, list[float]] = {name: [] for name in sides}
-    for _ in range(300):
-        for name, side in sides.items():
-            started = time.perf_counter()
-            side()
-            times[name].append(time.perf_counter() - started)
-    medians = {name: float(np.median(t)) for name, t in times.items()}
+    medians = interleaved(sides, rounds=300)
     for name, median in medians.items():
         line = (
             f"{name:22} {median * 1e6:8.1f} us  {median / medians['numpy']:5.2f}x numpy"
