@@ -449,6 +449,32 @@ def test_a_store_stays_where_the_slot_is_read_after_its_value_is_made() -> None:
     assert bits(vs) == bits(np.sin(x))
 
 
+def test_stores_in_a_loop_body_go_straight_into_their_slots_where_safe() -> None:
+    text = """func.func @main(%ws: memref<3xf32>, %vs: memref<3xf32>,
+                 %d: tensor<3xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  scf.for %i = %c0 to %c3 step %c1 {
+    %w = grad.load %ws : memref<3xf32>
+    %n = grad.add %w, %d : tensor<3xf32>
+    grad.store %n, %ws : memref<3xf32>
+    %v = grad.load %vs : memref<3xf32>
+    %m = grad.mul %v, %w : tensor<3xf32>
+    grad.store %m, %vs : memref<3xf32>
+    scf.yield
+  }
+  func.return
+}
+"""
+    # %w is read after %ws is stored: a copy, so both stores can go
+    result = Program(text).run(slots=[[1, 2, 3], [1, 1, 1]], args=[[0.5, 1, 2]])
+    w, v = np.float32([1, 2, 3]), np.float32([1, 1, 1])
+    for _ in range(3):
+        w, v = w + np.float32([0.5, 1, 2]), v * w
+    assert bits(result.slots[0]) == bits(w) and bits(result.slots[1]) == bits(v)
+
+
 def test_a_store_of_a_value_not_made_by_a_ufunc_stays() -> None:
     text = f"""func.func @main(%ws: memref<{SELECT_BITS_FROM}xf32>, %x: {WIDE}) {{
   %zero = grad.const 0.0 : {WIDE}
