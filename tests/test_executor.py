@@ -418,6 +418,23 @@ def test_a_stored_update_is_computed_straight_into_its_slot() -> None:
     assert ws is slot and bits(ws) == bits(expected)
 
 
+def test_a_ufunc_reading_its_slot_transposed_writes_it_as_if_copied_first() -> None:
+    text = """func.func @main(%ws: memref<64x64xf32>) {
+  %w = grad.load %ws : memref<64x64xf32>
+  %t = grad.permute %w [1, 0] : tensor<64x64xf32> to tensor<64x64xf32>
+  %n = grad.add %t, %w : tensor<64x64xf32>
+  grad.store %n, %ws : memref<64x64xf32>
+  func.return
+}
+"""
+    program, plan = plan_of(text)
+    assert forwarded(plan) == {"n": 0}
+    ws = np.random.default_rng(0).standard_normal((64, 64)).astype(np.float32)
+    expected = ws.T + ws
+    program.interpreter.call("main", [ws])
+    assert bits(ws) == bits(expected)
+
+
 def test_a_store_stays_where_the_slot_is_read_after_its_value_is_made() -> None:
     text = """func.func @main(%ws: memref<3xf32>, %vs: memref<3xf32>,
                  %x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
