@@ -7,9 +7,12 @@ instead of after it."""
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -72,3 +75,32 @@ def lit_run() -> LitRun:
     if not _started:
         _started.append(LitRun())
     return _started[0]
+
+
+def lit_runs() -> list[pytest.param]:
+    """The grad-run command lines of lit-tests/run (errors.mlir aside), for
+    tests that run every example another way."""
+    runs = []
+    folder = LIT_TESTS / "run"
+    for path in sorted(folder.glob("*.mlir")):
+        if path.name == "errors.mlir":
+            continue
+        for i, match in enumerate(
+            re.finditer(r"RUN: grad-run (.*?) \|", path.read_text())
+        ):
+            line = match.group(1).replace("%s", str(path)).replace("%S", str(folder))
+            runs.append(pytest.param(shlex.split(line), id=f"{path.stem}-{i}"))
+    return runs
+
+
+@pytest.fixture
+def fifo_reader(tmp_path: Path) -> Iterator[tuple[Path, int]]:
+    """A FIFO with a reader already open (so that opening it for writing
+    does not block), and the reader's descriptor."""
+    path = tmp_path / "pipe"
+    os.mkfifo(path)
+    reader = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        yield path, reader
+    finally:
+        os.close(reader)

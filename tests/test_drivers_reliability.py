@@ -13,7 +13,6 @@ import stat
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -52,18 +51,6 @@ def python(
     )
 
 
-@pytest.fixture
-def fifo(tmp_path: Path) -> Iterator[tuple[Path, int]]:
-    """A FIFO with a reader open, so that a writer does not block."""
-    path = tmp_path / "pipe"
-    os.mkfifo(path)
-    reader = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        yield path, reader
-    finally:
-        os.close(reader)
-
-
 def read_all(descriptor: int) -> bytes:
     chunks = []
     while True:
@@ -80,8 +67,8 @@ def read_all(descriptor: int) -> bytes:
 # --- item 1: --out and what stands at the path ---------------------------------
 
 
-def test_grad_run_out_writes_a_fifo_in_place(fifo: tuple[Path, int]) -> None:
-    path, reader = fifo
+def test_grad_run_out_writes_a_fifo_in_place(fifo_reader: tuple[Path, int]) -> None:
+    path, reader = fifo_reader
     assert grad_run.main([str(CUBIC), *CUBIC_ARGS, "-q", "--out", str(path)]) == 0
     assert stat.S_ISFIFO(os.lstat(path).st_mode)
     data = read_all(reader)
@@ -114,9 +101,9 @@ def test_grad_run_out_keeps_a_private_file_private(tmp_path: Path) -> None:
 
 
 def test_grad_opt_o_writes_a_fifo_in_place_and_follows_symlinks(
-    fifo: tuple[Path, int], tmp_path: Path
+    fifo_reader: tuple[Path, int], tmp_path: Path
 ) -> None:
-    path, reader = fifo
+    path, reader = fifo_reader
     assert grad_opt.main([str(CUBIC), "-o", str(path)]) == 0
     assert stat.S_ISFIFO(os.lstat(path).st_mode)
     assert read_all(reader).startswith(b"builtin.module")

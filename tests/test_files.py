@@ -15,7 +15,7 @@ import sys
 import tempfile
 import textwrap
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -37,19 +37,6 @@ def writer(data: bytes) -> Callable[[BinaryIO], None]:
         file.write(data)
 
     return write
-
-
-@pytest.fixture
-def fifo_reader(tmp_path: Path) -> Iterator[tuple[Path, int]]:
-    """A FIFO with a reader already open (so that opening it for writing
-    does not block), and the reader's descriptor."""
-    path = tmp_path / "pipe"
-    os.mkfifo(path)
-    reader = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        yield path, reader
-    finally:
-        os.close(reader)
 
 
 # --- item 1: what stands at the path ------------------------------------------

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import shlex
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -35,6 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
+from conftest import lit_runs
 from inventory import (
     BY_OP_NAME,
     ELEMENTS,
@@ -150,21 +150,6 @@ def check_program(program: Program, entry: str = "main", seed: int = 0) -> None:
 
 
 # --- every op's lit example ---------------------------------------------------
-
-
-def lit_runs() -> list[pytest.param]:
-    """The grad-run command lines of lit-tests/run (errors.mlir aside)."""
-    runs = []
-    folder = ROOT / "lit-tests" / "run"
-    for path in sorted(folder.glob("*.mlir")):
-        if path.name == "errors.mlir":
-            continue
-        for i, match in enumerate(
-            re.finditer(r"RUN: grad-run (.*?) \|", path.read_text())
-        ):
-            line = match.group(1).replace("%s", str(path)).replace("%S", str(folder))
-            runs.append(pytest.param(shlex.split(line), id=f"{path.stem}-{i}"))
-    return runs
 
 
 @needs_iree

@@ -5,13 +5,12 @@ changes no bit of any result (SPEC §6)."""
 
 from __future__ import annotations
 
-import re
-import shlex
 import tracemalloc
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import lit_runs
 
 import gradopt
 from gradopt.context import make_context
@@ -88,22 +87,7 @@ def test_a_chunked_plan_gives_the_same_bits_and_locates_errors(
         gradopt.run(failing, args=[x])
 
 
-def _lit_runs() -> list[pytest.param]:
-    """The grad-run command lines of lit-tests/run that succeed."""
-    runs = []
-    folder = ROOT / "lit-tests" / "run"
-    for path in sorted(folder.glob("*.mlir")):
-        if path.name == "errors.mlir":
-            continue
-        for i, match in enumerate(
-            re.finditer(r"RUN: grad-run (.*?) \|", path.read_text())
-        ):
-            line = match.group(1).replace("%s", str(path)).replace("%S", str(folder))
-            runs.append(pytest.param(shlex.split(line), id=f"{path.stem}-{i}"))
-    return runs
-
-
-@pytest.mark.parametrize("argv", _lit_runs())
+@pytest.mark.parametrize("argv", lit_runs())
 def test_every_run_example_gives_the_same_bytes_in_chunks_of_two(
     argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
