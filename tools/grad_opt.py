@@ -67,10 +67,20 @@ def installed_universes() -> Universe:
     return Universe.get_multiverse()
 
 
-def with_gradopt(installed: dict[str, T], ours: dict[str, T]) -> dict[str, T]:
-    """The installed universes' entries, and gradopt's that they lack (as
-    when its entry point is not installed, or a test adds a pass)."""
-    return installed | {name: f for name, f in ours.items() if name not in installed}
+def universe() -> Universe:
+    """The installed universes' dialects, passes and targets, and gradopt's
+    that they lack (as when its entry point is not installed, or a test adds
+    a pass to `GRADOPT_UNIVERSE`: read anew each time, unlike the scan)."""
+    installed = installed_universes()
+
+    def added(found: dict[str, T], ours: dict[str, T]) -> dict[str, T]:
+        return found | {name: f for name, f in ours.items() if name not in found}
+
+    return Universe(
+        all_dialects=added(installed.all_dialects, GRADOPT_UNIVERSE.all_dialects),
+        all_passes=added(installed.all_passes, GRADOPT_UNIVERSE.all_passes),
+        all_targets=added(installed.all_targets, GRADOPT_UNIVERSE.all_targets),
+    )
 
 
 @cache
@@ -84,24 +94,15 @@ def version_line() -> str:
 
 class GradOptMain(xDSLOptMain):
     def register_all_dialects(self) -> None:
-        installed, ours = installed_universes(), GRADOPT_UNIVERSE
-        for name, factory in with_gradopt(
-            installed.all_dialects, ours.all_dialects
-        ).items():
+        for name, factory in universe().all_dialects.items():
             self.ctx.register_dialect(name, factory)
 
     def register_all_passes(self) -> None:
-        installed, ours = installed_universes(), GRADOPT_UNIVERSE
-        for name, factory in with_gradopt(
-            installed.all_passes, ours.all_passes
-        ).items():
+        for name, factory in universe().all_passes.items():
             self.register_pass(name, factory)
 
     def register_all_targets(self) -> None:
-        installed, ours = installed_universes(), GRADOPT_UNIVERSE
-        for name, factory in with_gradopt(
-            installed.all_targets, ours.all_targets
-        ).items():
+        for name, factory in universe().all_targets.items():
             self.available_targets.setdefault(name, factory)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
