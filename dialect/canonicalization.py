@@ -20,7 +20,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from gradopt.dialect.derivative import is_differentiated
+from gradopt.dialect.differentiation import is_differentiated
 from gradopt.dialect.ops import (
     BitcastOp,
     BroadcastOp,

@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from gradopt.diagnostics import Location
 from gradopt.dialect.ops import IDivOp, ModOp
 from gradopt.frontend import nn as gnn
 from gradopt.frontend import numpy as gnp
@@ -45,6 +44,7 @@ from gradopt.frontend.array import (
 )
 from gradopt.frontend.trace import error, located
 from gradopt.frontend.transforms import Traced
+from gradopt.support.diagnostics import Location
 
 Value = Array | np.ndarray
 Rule = Callable[..., "Value | Sequence[Value]"]

@@ -23,8 +23,7 @@ from types import CodeType, FrameType, TracebackType
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from gradopt.api import GradoptError
-from gradopt.diagnostics import LocatedError, Location, SourceText
+from gradopt.support.diagnostics import GradoptError, LocatedError, Location, SourceText
 
 
 class Trace:

@@ -28,7 +28,6 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation, Region
 
-from gradopt.api import BACKENDS, GradoptError, Program
 from gradopt.dialect.differentiation import GradientOp, JvpOp, VjpOp
 from gradopt.dialect.ops import CastOp, DetachOp
 from gradopt.frontend.array import (
@@ -53,6 +52,7 @@ from gradopt.frontend.trace import (
     user_traceback,
 )
 from gradopt.frontend.tree import TreeDef, flatten, tree_map
+from gradopt.runtime.program import BACKENDS, GradoptError, Program
 
 Body = Callable[[tuple[Any, ...], dict[str, Any], bool], Any]
 """What a `Traced` function computes, from its positional and keyword

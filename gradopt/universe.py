@@ -13,6 +13,7 @@ from xdsl.utils.target import Target
 
 
 def get_grad_dialect() -> Dialect:
+    import gradopt.autodiff  # noqa: F401  (provides the differentiation ops' checks)
     from gradopt.dialect import Grad
 
     return Grad

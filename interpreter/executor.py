@@ -52,9 +52,9 @@ from xdsl.dialects.scf import ForOp, YieldOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import ConstantLike, Pure
 
+from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.ops import FOLD_LIMIT, KernelOp
-from gradopt.dialect.paths import captured
 
 Frame = list[object]
 """The values of one run of a plan, by index: inputs first, then op results."""

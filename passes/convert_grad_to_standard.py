@@ -103,7 +103,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from gradopt.dialect import ops as grad
-from gradopt.dialect.derivative import DifferentiationOp
+from gradopt.dialect.differentiation import DifferentiationOp
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.types import tensor_type
 from gradopt.passes.slots_to_tensors import convert_slots

@@ -29,9 +29,8 @@ from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.utils.target import Target
 
-from gradopt.dialect.derivative import DifferentiationOp
-from gradopt.dialect.differentiation import JvpOp
-from gradopt.passes.walks import path_between
+from gradopt.autodiff.walks import path_between
+from gradopt.dialect.differentiation import DifferentiationOp, JvpOp
 
 PATH_COLOURS = (
     ("lightblue", "steelblue"),

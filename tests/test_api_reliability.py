@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 import gradopt
-from gradopt import GradoptError, Program, determinism
+from gradopt import GradoptError, Program
+from gradopt.support import determinism
 
 CUBIC = (Path(__file__).resolve().parent.parent / "examples" / "cubic.mlir").read_text()
 
@@ -218,7 +219,7 @@ _DOT_BITS = f"""
 import hashlib, json, sys
 import numpy as np
 import gradopt
-from gradopt import determinism
+from gradopt.support import determinism
 rng = np.random.default_rng(0)
 a = rng.standard_normal((300, 2000)).astype(np.float32)
 b = rng.standard_normal((2000, 3)).astype(np.float32)

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from fifos import wait_until_opened
 
-from gradopt import files
+from gradopt.support import files
 from gradopt.tools import grad_opt, grad_run
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,13 +21,8 @@ from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 
 import gradopt
 from gradopt import GradoptError, Program
-from gradopt.dialect.ops import (
-    SELECT_BITS_FROM,
-    KernelOp,
-    LoadOp,
-    _select_bits,
-    _select_or_zero,
-)
+from gradopt.dialect.kernels import select_bits, select_or_zero
+from gradopt.dialect.ops import SELECT_BITS_FROM, KernelOp, LoadOp
 from gradopt.interpreter import Plan
 
 
@@ -205,7 +200,7 @@ def test_where_with_a_zero_literal_side_takes_the_same_bits(
 ) -> None:
     shape = (SELECT_BITS_FROM,)
     kernel = where_kernel(shape, element, sides)
-    assert kernel.func is _select_or_zero  # one pass, not three
+    assert kernel.func is select_or_zero  # one pass, not three
     dtype = np.float32 if element == "f32" else np.int32
     a, b = (random_bits(data, shape, dtype) for _ in "ab")
     c = data.draw(hnp.arrays(np.bool_, shape))
@@ -221,7 +216,7 @@ def test_where_with_a_zero_literal_side_takes_the_same_bits(
 
 
 def test_where_with_minus_zero_or_small_selects_as_np_where() -> None:
-    assert where_kernel((SELECT_BITS_FROM,), "f32", "%a, %zero").func is _select_or_zero
+    assert where_kernel((SELECT_BITS_FROM,), "f32", "%a, %zero").func is select_or_zero
     mask = f"tensor<{SELECT_BITS_FROM}xi1>"
     text = f"""func.func @main(%c: {mask}, %a: {WIDE}) -> {WIDE} {{
   %m = grad.const -0.0 : {WIDE}
@@ -230,7 +225,7 @@ def test_where_with_minus_zero_or_small_selects_as_np_where() -> None:
 }}
 """
     _, plan = plan_of(text)
-    assert plan.steps[-1].kernel.func is _select_bits  # -0.0 is not zero bits
+    assert plan.steps[-1].kernel.func is select_bits  # -0.0 is not zero bits
     assert where_kernel((SELECT_BITS_FROM - 1,), "f32") is np.where
 
 

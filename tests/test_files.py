@@ -1,4 +1,4 @@
-"""`gradopt.files` under attack (issue 16, items 1, 3, 8 and 9): atomic writes
+"""`gradopt.support.files` under attack (issue 16, items 1, 3, 8 and 9): atomic writes
 that respect special files, symlinks and modes, recognisable temporaries that
 are swept or removed on signals, and reads that neither hang nor run out of
 memory. Devices are stood in for by FIFOs and symlinks; `/dev/zero` is only
@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from fifos import wait_until_opened
 
-from gradopt import files
+from gradopt.support import files
 
 TEMPORARY = f".{files.TEMPORARY_TAG}-"
 
@@ -126,7 +126,7 @@ def test_a_file_the_user_may_not_write_is_refused(tmp_path: Path) -> None:
         script = textwrap.dedent(
             f"""
             import os
-            from gradopt import files
+            from gradopt.support import files
             os.setgid(65534)
             os.setuid(65534)
             try:
@@ -220,7 +220,7 @@ def test_stale_temporaries_of_dead_processes_are_swept_on_the_next_write(
 
 _CHILD = """
 import os, signal, sys
-from gradopt import files
+from gradopt.support import files
 
 def body() -> int:
     def write(file):

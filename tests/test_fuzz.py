@@ -35,7 +35,7 @@ import pytest
 from inventory import INVENTORY
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-from gradopt.diagnostics import LocatedParser
+from gradopt.support.diagnostics import LocatedParser
 from gradopt.tools import grad_opt, grad_run
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -517,7 +517,7 @@ def test_an_internal_error_is_one_line_without_traceback(
     def fail(*args: object) -> None:
         raise ValueError("Can't insert operation before operation not in block")
 
-    monkeypatch.setattr("gradopt.api.Program.run", fail)
+    monkeypatch.setattr("gradopt.runtime.program.Program.run", fail)
     out_file = tmp_path / "out.npz"
     status, out, err = run(capsys, CUBIC, "--out", out_file)
     assert (status, out) == (1, "")

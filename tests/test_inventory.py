@@ -30,12 +30,13 @@ from xdsl.ir import Operation
 
 import gradopt
 import gradopt.dialect.ops
-from gradopt.context import make_context
-from gradopt.diagnostics import LocatedError, parse_module
+from gradopt.autodiff.registry import Flow, derivative_of
 from gradopt.dialect import Grad
-from gradopt.dialect.derivative import DifferentiationOp, Flow, derivative_of
+from gradopt.dialect.context import make_context
+from gradopt.dialect.differentiation import DifferentiationOp
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.verifier import verify_module
+from gradopt.support.diagnostics import LocatedError, parse_module
 
 DIALECT = [op.name for op in Grad.operations]
 

@@ -54,9 +54,9 @@ from xdsl.parser import Parser
 from xdsl.pattern_rewriter import PatternRewriteWalker
 
 from gradopt import GradoptError, Program, run
-from gradopt.context import make_context
 from gradopt.dialect import Grad
-from gradopt.dialect.derivative import DifferentiationOp
+from gradopt.dialect.context import make_context
+from gradopt.dialect.differentiation import DifferentiationOp
 from gradopt.dialect.ops import LoadOp, StoreOp
 from gradopt.passes.convert_grad_to_standard import PATTERNS
 from gradopt.tools import grad_run

@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gradopt import GradoptError, Program, iree
+from gradopt import GradoptError, Program
+from gradopt.runtime import iree
 from gradopt.tools import grad_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -276,7 +277,8 @@ def test_a_flipped_byte_in_native_code_is_caught_through_the_api(cache: Path) ->
 _LOWER_SPLATS = """
 import resource, sys, tracemalloc
 resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))  # fail, never swap
-from gradopt import Program, iree
+from gradopt import Program
+from gradopt.runtime import iree
 program = Program(sys.stdin.read())
 tracemalloc.start()
 lowered = iree.lower(program.module)

@@ -13,9 +13,9 @@ import pytest
 from conftest import lit_runs
 
 import gradopt
-from gradopt.context import make_context
-from gradopt.diagnostics import parse_module
+from gradopt.dialect.context import make_context
 from gradopt.interpreter import executor
+from gradopt.support.diagnostics import parse_module
 from gradopt.tools import grad_run
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -24,11 +24,10 @@ from hypothesis import strategies as st
 from programs import Op, Program, Value, programs
 
 import gradopt
-from gradopt.context import make_context
-from gradopt.diagnostics import parse_module
-from gradopt.dialect.derivative import DifferentiationOp
-from gradopt.dialect.differentiation import GradientOp, JvpOp, VjpOp
+from gradopt.dialect.context import make_context
+from gradopt.dialect.differentiation import DifferentiationOp, GradientOp, JvpOp, VjpOp
 from gradopt.dialect.verifier import verify_module
+from gradopt.support.diagnostics import parse_module
 from gradopt.tools import grad_opt as grad_opt_tool
 
 EXAMPLES = int(os.environ.get("GRADOPT_PROPERTY_EXAMPLES", "100"))

@@ -31,17 +31,17 @@ from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from gradopt import files
-from gradopt.diagnostics import (
+from gradopt.dialect.errors import OpError, without_op_name
+from gradopt.dialect.hints import MISSING_OPS
+from gradopt.dialect.verifier import verify_module
+from gradopt.support import files
+from gradopt.support.diagnostics import (
     LocatedError,
     Location,
     SourceText,
     locate,
     parse_module,
 )
-from gradopt.dialect.errors import OpError, without_op_name
-from gradopt.dialect.hints import MISSING_OPS
-from gradopt.dialect.verifier import verify_module
 from gradopt.tools.pipeline import check_pipeline
 from gradopt.universe import GRADOPT_UNIVERSE
 
@@ -149,7 +149,7 @@ class GradOptMain(xDSLOptMain):
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         """xDSL's input, read within the size limit and never blocking on a
-        FIFO without a writer (`gradopt.files.read_program`)."""
+        FIFO without a writer (`gradopt.support.files.read_program`)."""
         path = self.args.input_file
         extension = "mlir" if path is None else os.path.splitext(path)[1][1:]
         return BytesIO(files.read_program(path)), extension

@@ -20,9 +20,9 @@ from typing import NoReturn, TextIO
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, TensorType
 
-from gradopt import files
-from gradopt.api import BACKENDS, GradoptError, Program, input_mismatch
 from gradopt.dialect.types import dtype_of
+from gradopt.runtime.program import BACKENDS, GradoptError, Program, input_mismatch
+from gradopt.support import files
 from gradopt.tools import VersionAction
 
 # `[0-9]+(\.[0-9]*)?`, not `[0-9]+\.?[0-9]*`: a long run of digits that does

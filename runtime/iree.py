@@ -43,9 +43,9 @@ from typing import BinaryIO
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from gradopt import files
-from gradopt.context import make_context
+from gradopt.dialect.context import make_context
 from gradopt.passes.convert_grad_to_standard import ConvertGradToStandardPass
+from gradopt.support import files
 
 INSTALL_HINT = (
     "the iree backend needs IREE, which is not installed: install gradopt's "

@@ -1,6 +1,6 @@
 """The derivatives of the `grad` ops: SPEC §5.3 (shares) and §5.6 (tangents),
 one short function per op and mode, registered with `register_derivative`
-(`gradopt.dialect.derivative`) as any dialect's ops would be.
+(`gradopt.autodiff.registry`) as any dialect's ops would be.
 
 A reverse rule gets the node's gradient `g` and returns, per operand, a thunk
 that builds the share for that operand (or None: no share). The walk calls only
@@ -18,14 +18,14 @@ from functools import cache, partial
 
 from xdsl.ir import Operation, SSAValue
 
-from gradopt.dialect.derivative import (
+from gradopt.autodiff.emitter import Emitter
+from gradopt.autodiff.registry import (
     DEAD_END,
     STOPS_GRADIENT,
     Derivative,
     Tangent,
     register_derivative,
 )
-from gradopt.dialect.emitter import Emitter
 from gradopt.dialect.ops import (
     AddOp,
     AndOp,

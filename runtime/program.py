@@ -28,24 +28,26 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import DiagnosticException
 
-from gradopt import determinism
-from gradopt.context import make_context
-from gradopt.diagnostics import (
+import gradopt.autodiff  # noqa: F401  (provides the differentiation ops' checks)
+from gradopt.dialect.context import make_context
+from gradopt.dialect.differentiation import DifferentiationOp
+from gradopt.dialect.errors import OpError
+from gradopt.dialect.hints import MISSING_OPS
+from gradopt.dialect.types import dtype_of
+from gradopt.dialect.verifier import verify_module
+from gradopt.interpreter import Interpreter
+from gradopt.support import determinism
+from gradopt.support.diagnostics import (
+    GradoptError,
     LocatedError,
     Location,
     SourceText,
     locate,
     parse_module,
 )
-from gradopt.dialect.derivative import DifferentiationOp
-from gradopt.dialect.errors import OpError
-from gradopt.dialect.hints import MISSING_OPS
-from gradopt.dialect.types import dtype_of
-from gradopt.dialect.verifier import verify_module
-from gradopt.interpreter import Interpreter
 
 if TYPE_CHECKING:
-    from gradopt.iree import IreeModule
+    from gradopt.runtime.iree import IreeModule
 
 BACKENDS = ("numpy", "iree")
 """Where `run` runs a program: gradopt's NumPy interpreter, or IREE."""
@@ -61,17 +63,6 @@ argument `%w`); those not given start as zeros. Each value (an array of any
 dtype, a nested list, a Python number) is converted to the declared element
 type as `numpy.asarray(value, dtype)` converts it, and must then have
 exactly the declared shape."""
-
-
-class GradoptError(LocatedError):
-    """A located error, whose `str` is the rendered report with its source line."""
-
-    def __init__(self, error: LocatedError, source: SourceText):
-        super().__init__(error.location, error.message, error.notes)
-        self.report = source.render(error)
-
-    def __str__(self) -> str:
-        return self.report
 
 
 @dataclass(frozen=True, repr=False)
@@ -294,7 +285,7 @@ class Program:
         `deterministic` (default: the `GRADOPT_DETERMINISTIC` environment
         variable) runs NumPy's BLAS on one thread during the run, so that
         the bits of `dot` do not depend on the machine's thread count (see
-        `gradopt.determinism`); it changes nothing on IREE."""
+        `gradopt.support.determinism`); it changes nothing on IREE."""
         if backend not in BACKENDS:
             raise self.error(
                 backend, f"unknown backend: expected {' or '.join(BACKENDS)}"
@@ -334,7 +325,7 @@ class Program:
     def run_compiled(self, entry: str, arguments: list[np.ndarray]) -> list[np.ndarray]:
         """The results and final slots of `entry` run by IREE; the program is
         compiled on the first call (imported lazily: IREE is optional)."""
-        from gradopt.iree import BackendError, load
+        from gradopt.runtime.iree import BackendError, load
 
         try:
             with self._iree_lock:  # compiled once, also when run from threads

@@ -15,23 +15,23 @@ from typing import TypeAlias
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 
-from gradopt.collector import cyclic_gc_paused
-from gradopt.dialect.derivative import (
-    DifferentiationOp,
-    ReverseRule,
-    TangentRule,
-    derivative_of,
-    is_differentiated,
-)
-from gradopt.dialect.differentiation import GradientOp, JvpOp, VjpOp
-from gradopt.dialect.emitter import ConstantPool, Emitter
-from gradopt.dialect.paths import (
+from gradopt.autodiff.emitter import ConstantPool, Emitter
+from gradopt.autodiff.paths import (
     depends_on,
     differentiable_inputs,
     no_rule_error,
     post_order,
 )
+from gradopt.autodiff.registry import ReverseRule, TangentRule, derivative_of
+from gradopt.dialect.differentiation import (
+    DifferentiationOp,
+    GradientOp,
+    JvpOp,
+    VjpOp,
+    is_differentiated,
+)
 from gradopt.dialect.types import tensor_type
+from gradopt.support.collector import cyclic_gc_paused
 
 ReverseOp: TypeAlias = GradientOp | VjpOp
 
