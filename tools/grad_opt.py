@@ -43,7 +43,7 @@ from gradopt.support.diagnostics import (
     parse_module,
 )
 from gradopt.tools.pipeline import check_pipeline
-from gradopt.universe import GRADOPT_UNIVERSE
+from gradopt.passes.universe import GRADOPT_UNIVERSE
 
 SPLIT_MARKER = "// -----"
 T = TypeVar("T")
