@@ -48,7 +48,7 @@ def has_ssa_dominance(op: Operation) -> bool:
     return op.name.split(".", 1)[0] not in GRAPH_REGION_DIALECTS
 
 
-_MEMO: ContextVar[dict[type, object] | None] = ContextVar(
+_MEMO: ContextVar[dict[object, object] | None] = ContextVar(
     "gradopt_verification_memo", default=None
 )
 T = TypeVar("T")

@@ -78,7 +78,8 @@ def _internal(frame: FrameType) -> bool:
 
 @cache
 def _positions(code: CodeType) -> list[tuple[int | None, ...]]:
-    return list(code.co_positions()) if hasattr(code, "co_positions") else []
+    positions = getattr(code, "co_positions", None)  # Python 3.11 and later
+    return list(positions()) if positions is not None else []
 
 
 def user_location() -> Location:

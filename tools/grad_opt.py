@@ -34,6 +34,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from gradopt.dialect.errors import OpError, without_op_name
 from gradopt.dialect.hints import MISSING_OPS
 from gradopt.dialect.verifier import verify_module
+from gradopt.passes.universe import GRADOPT_UNIVERSE
 from gradopt.support import files
 from gradopt.support.diagnostics import (
     LocatedError,
@@ -43,7 +44,6 @@ from gradopt.support.diagnostics import (
     parse_module,
 )
 from gradopt.tools.pipeline import check_pipeline
-from gradopt.passes.universe import GRADOPT_UNIVERSE
 
 SPLIT_MARKER = "// -----"
 T = TypeVar("T")
