@@ -20,7 +20,7 @@ from importlib import import_module
 from importlib.util import find_spec
 from typing import TYPE_CHECKING
 
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 if TYPE_CHECKING:
     from gradopt.autodiff.emitter import Emitter
@@ -92,6 +92,37 @@ class Derivative:
             return chain(e, op, ta if ta is not None else e.zeros_like(op.operands[0]))
 
         return Derivative(reverse, tangent)
+
+    @staticmethod
+    def linear(
+        transpose: ReverseRule,
+        tangent_properties: Callable[[Operation], dict[str, Attribute]] | None = None,
+    ) -> Derivative:
+        """The derivative of an op that is linear in its operands (JAX's
+        `deflinear`): only its transpose, the reverse rule, is written; the
+        tangent is the same op applied to the operands' tangents (`+0.0` zeros
+        for an operand off the path), with the op's properties, or those that
+        `tangent_properties` gives (a pad's value must be 0.0 to be linear)."""
+
+        def tangent(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+            operands = [
+                ta if ta is not None else e.zeros_like(a)
+                for ta, a in zip(t, op.operands, strict=True)
+            ]
+            properties = (
+                dict(op.properties)
+                if tangent_properties is None
+                else tangent_properties(op)
+            )
+            return e.insert(
+                type(op).create(
+                    operands=operands,
+                    result_types=op.result_types,
+                    properties=properties,
+                )
+            )
+
+        return Derivative(transpose, tangent)
 
 
 STOPS_GRADIENT = Derivative(flow=Flow.STOPS)

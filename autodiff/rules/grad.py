@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache, partial
 
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import f32
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from gradopt.autodiff.emitter import Emitter
 from gradopt.autodiff.registry import (
@@ -61,6 +62,7 @@ from gradopt.dialect.ops import (
     SqrtOp,
     WhereOp,
     XorOp,
+    scalar_literal,
     swap_last,
 )
 from gradopt.dialect.types import tensor_type
@@ -123,11 +125,6 @@ def _sin(e: Emitter, op: Operation, x: SSAValue) -> SSAValue:
 
 def _identity(e: Emitter, op: Operation, x: SSAValue) -> SSAValue:
     return x
-
-
-def _reverse(e: Emitter, op: Operation, x: SSAValue) -> SSAValue:
-    assert isinstance(op, ReverseOp)
-    return e.reverse(x, op.ints("dims"))
 
 
 # --- Reverse mode: the shares of SPEC §5.3 -----------------------------------
@@ -193,6 +190,11 @@ def _reshape(e: Emitter, op: Operation, g: SSAValue):
     return (lambda: e.reshape(g, tensor_type(op.operands[0])),)
 
 
+def _reverse(e: Emitter, op: Operation, g: SSAValue):
+    assert isinstance(op, ReverseOp)
+    return (lambda: e.reverse(g, op.ints("dims")),)
+
+
 def _permute(e: Emitter, op: Operation, g: SSAValue):
     assert isinstance(op, PermuteOp)
     return (lambda: e.permute(g, _inverse(op.int_list())),)
@@ -251,6 +253,12 @@ def _concat(e: Emitter, op: Operation, g: SSAValue):
     return [partial(share, o, n) for o, n in zip(offsets, sizes, strict=True)]
 
 
+def _zero_padded(op: Operation) -> dict[str, Attribute]:
+    """A pad's properties with the pad value 0.0: the linear part of the pad,
+    which is its tangent map (SPEC §5.6)."""
+    return {**op.properties, "value": scalar_literal(0.0, f32)}
+
+
 # --- Forward mode: the tangents of SPEC §5.6 ---------------------------------
 # `t` holds the operands' tangents, None for an operand off the path.
 
@@ -306,40 +314,6 @@ def _t_reduce_max(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     return e.mul(total, e.recip(e.reduce_add(e.where(eq, 1.0, 0.0), axes)))
 
 
-def _t_broadcast(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    assert isinstance(op, BroadcastOp)
-    return e.broadcast(
-        _or_zero(e, t[0], op.input), op.int_list(), tensor_type(op.result)
-    )
-
-
-def _t_reshape(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    return e.reshape(_or_zero(e, t[0], op.operands[0]), tensor_type(op.results[0]))
-
-
-def _t_permute(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    assert isinstance(op, PermuteOp)
-    return e.permute(_or_zero(e, t[0], op.input), op.int_list())
-
-
-def _t_slice(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    assert isinstance(op, SliceOp)
-    lists = (op.ints(n) for n in op.LISTS)
-    return e.slice(_or_zero(e, t[0], op.input), *lists)
-
-
-def _t_pad(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    assert isinstance(op, PadOp)
-    lists = (op.ints(n) for n in op.LISTS)
-    return e.pad(_or_zero(e, t[0], op.input), *lists)
-
-
-def _t_concat(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    assert isinstance(op, ConcatOp)
-    tangents = [_or_zero(e, ta, a) for ta, a in zip(t, op.inputs, strict=True)]
-    return e.concat(tangents, op.axis)
-
-
 def _t_dot(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     a, b = op.operands
     left = e.dot(t[0], b) if t[0] is not None else None
@@ -363,14 +337,14 @@ DERIVATIVES: dict[type[Operation], Derivative] = {
     CastOp: Derivative.chain(_identity),  # f32 to f32; other casts are dead ends
     BitcastOp: Derivative.chain(_identity),
     DetachOp: STOPS_GRADIENT,
-    BroadcastOp: Derivative(_broadcast, _t_broadcast),
-    ReshapeOp: Derivative(_reshape, _t_reshape),
-    PermuteOp: Derivative(_permute, _t_permute),
+    BroadcastOp: Derivative.linear(_broadcast),
+    ReshapeOp: Derivative.linear(_reshape),
+    PermuteOp: Derivative.linear(_permute),
     DotOp: Derivative(_dot, _t_dot),
-    SliceOp: Derivative(_slice, _t_slice),
-    PadOp: Derivative(_pad, _t_pad),
-    ReverseOp: Derivative.chain(_reverse),
-    ConcatOp: Derivative(_concat, _t_concat),
+    SliceOp: Derivative.linear(_slice),
+    PadOp: Derivative.linear(_pad, _zero_padded),
+    ReverseOp: Derivative.linear(_reverse),
+    ConcatOp: Derivative.linear(_concat),
     **dict.fromkeys([ConstOp, CmpLtOp, CmpEqOp, CmpNeOp], DEAD_END),
     **dict.fromkeys([IDivOp, ModOp, AndOp, OrOp, XorOp, ShlOp, ShrOp], DEAD_END),
 }
