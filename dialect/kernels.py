@@ -14,10 +14,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 
 from gradopt.dialect.errors import OpError
-from gradopt.dialect.types import (
-    dtype_of,
-    is_i1,
-)
+from gradopt.dialect.types import I32_MAX, I32_MIN, dtype_of, is_i1
 
 Kernel = Callable[..., "np.ndarray | None"]
 """A NumPy function from an op's operand values to its result value (None for
@@ -93,9 +90,6 @@ def divide_toward_zero(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where((a64 < 0) != (b64 < 0), -quotient, quotient)
 
 
-_I32_MIN, _I32_MAX = -(2**31), 2**31 - 1
-
-
 def cast_kernel(source: Attribute, target: Attribute) -> Kernel:
     dtype = dtype_of(target)
     if source == target:
@@ -106,7 +100,7 @@ def cast_kernel(source: Attribute, target: Attribute) -> Kernel:
         # f32 -> i32 rounds toward zero and saturates; NaN becomes 0
         def to_i32(a: np.ndarray) -> np.ndarray:
             wide = np.trunc(np.nan_to_num(np.asarray(a, np.float64), nan=0.0))
-            return np.clip(wide, _I32_MIN, _I32_MAX).astype(np.int32)
+            return np.clip(wide, I32_MIN, I32_MAX).astype(np.int32)
 
         return to_i32
     return lambda a: np.asarray(a).astype(dtype)

@@ -30,6 +30,7 @@ from xdsl.ir import Operation, Region
 
 from gradopt.dialect.differentiation import GradientOp, JvpOp, VjpOp
 from gradopt.dialect.ops import CastOp, DetachOp
+from gradopt.dialect.types import fits_i32
 from gradopt.frontend.array import (
     FLOAT32,
     Array,
@@ -180,7 +181,7 @@ def _input_type(leaf: object) -> TensorType:
     if isinstance(leaf, Array):
         raise error("a traced array was passed to a function called outside any trace")
     if is_scalar(leaf):
-        if isinstance(leaf, int) and not -(2**31) <= leaf < 2**31:
+        if isinstance(leaf, int) and not fits_i32(leaf):
             raise error(f"the argument {leaf} is out of range for int32")
         return tensor(scalar_dtype(leaf), ())
     if not isinstance(leaf, np.ndarray | np.generic) and not hasattr(leaf, "__array__"):

@@ -23,7 +23,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple, SupportsIndex
 
 import numpy as np
-from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType, i1
+from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import DiagnosticException
@@ -33,7 +33,7 @@ from gradopt.dialect.context import make_context
 from gradopt.dialect.differentiation import DifferentiationOp
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.hints import MISSING_OPS
-from gradopt.dialect.types import dtype_of
+from gradopt.dialect.types import dtype_of, is_i1
 from gradopt.dialect.verifier import verify_module
 from gradopt.interpreter import Interpreter
 from gradopt.support import determinism
@@ -63,6 +63,24 @@ argument `%w`); those not given start as zeros. Each value (an array of any
 dtype, a nested list, a Python number) is converted to the declared element
 type as `numpy.asarray(value, dtype)` converts it, and must then have
 exactly the declared shape."""
+
+
+def no_such_input(kind: str, count: int) -> str:
+    """What an input index past the entry function's `count` inputs of `kind`
+    (slot, arg) is told."""
+    return f"no such {kind}: the entry function has {count} {kind}{'s' * (count != 1)}"
+
+
+def _too_large(type: Attribute) -> str:
+    return f"{type} is too large to allocate"
+
+
+def zeros_of(type: MemRefType | TensorType) -> np.ndarray:
+    """Zeros of `type`; a `ValueError` saying so when they cannot be allocated."""
+    try:
+        return np.zeros(type.get_shape(), dtype_of(type.get_element_type()))
+    except (MemoryError, ValueError):  # NumPy's "Maximum allowed dimension"
+        raise ValueError(_too_large(type)) from None
 
 
 @dataclass(frozen=True, repr=False)
@@ -361,11 +379,7 @@ class Program:
         ):
             by_index = dict(enumerate(given))
             if len(by_index) > (count := len(layouts)):
-                raise self.error(
-                    f"{kind} {count}",
-                    f"no such {kind}: the entry function has {count} "
-                    f"{kind}{'s' * (count != 1)}",
-                )
+                raise self.error(f"{kind} {count}", no_such_input(kind, count))
         else:
             raise TypeError(
                 f"{parameter} must be a sequence of values or a mapping from "
@@ -424,11 +438,7 @@ class Program:
                 f"{type(key).__name__} {key!r}"
             )
         if not 0 <= index < count:
-            raise self.error(
-                f"{kind} {index}",
-                f"no such {kind}: the entry function has {count} "
-                f"{kind}{'s' * (count != 1)}",
-            )
+            raise self.error(f"{kind} {index}", no_such_input(kind, count))
         return index
 
     def checked(
@@ -440,11 +450,9 @@ class Program:
         dtype, shape, type = layout.dtype, layout.shape, layout.type
         if value is None:
             try:
-                return np.zeros(shape, dtype)
-            except (MemoryError, ValueError):  # NumPy's "Maximum allowed dimension"
-                raise self.error(
-                    f"{kind} {index}", f"{type} is too large to allocate"
-                ) from None
+                return zeros_of(type)
+            except ValueError as error:
+                raise self.error(f"{kind} {index}", str(error)) from None
         try:
             array = np.array(value, dtype, order="C")
         except (TypeError, ValueError, OverflowError) as error:
@@ -453,9 +461,7 @@ class Program:
                 f"cannot convert {_described(value)} to {dtype} for {type}: {error}",
             ) from None
         except MemoryError:
-            raise self.error(
-                f"{kind} {index}", f"{type} is too large to allocate"
-            ) from None
+            raise self.error(f"{kind} {index}", _too_large(type)) from None
         if array.shape != shape:
             raise self.error(
                 f"{kind} {index}",
@@ -573,7 +579,7 @@ def _check_sizes(module: ModuleOp) -> None:
             if not isinstance(type, TensorType | MemRefType):
                 continue
             shape = type.get_shape()
-            size = math.prod(shape) * (1 if type.get_element_type() == i1 else 4)
+            size = math.prod(shape) * (1 if is_i1(type.get_element_type()) else 4)
             if size >= MAX_BYTES or any(d >= MAX_BYTES for d in shape):
                 raise OpError(op, f"result {i} of type {type} is too large to run")
 

@@ -217,7 +217,7 @@ def test_a_gradient_rule_violation_is_located() -> None:
 
 
 def test_an_op_the_dialect_composes_says_how_to_write_it() -> None:
-    """The API's parser gives grad-opt's hints (issue 14 item 5)."""
+    """The API's parser gives grad-opt's hints."""
     text = """func.func @main(%x: tensor<f32>) -> tensor<f32> {
   %y = grad.cos %x : tensor<f32>
   func.return %y : tensor<f32>

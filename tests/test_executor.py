@@ -380,7 +380,7 @@ def test_a_view_of_a_slot_is_read_only_and_the_slot_is_not() -> None:
     assert s.tolist() == [0.0, 0.0] and z.tolist() == [0.0, 0.0]
 
 
-# --- splat constants, the compiled plan ----------------------------------------
+# --- splat constants, the compiled plan ---------------------------------------
 
 
 def forwarded(plan: Plan) -> dict[str, int]:
@@ -742,7 +742,7 @@ def test_random_programs_run_as_the_naive_evaluation(
     assert [bits(v) for v in inputs] == [bits(v) for v in copies]
 
 
-# --- the MLP example ------------------------------------------------------------
+# --- the MLP example ----------------------------------------------------------
 
 MLP = (
     Path(__file__).resolve().parent.parent / "examples" / "mlp_step.mlir"

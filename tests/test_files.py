@@ -1,4 +1,4 @@
-"""`gradopt.support.files` under attack (issue 16, items 1, 3, 8 and 9): atomic writes
+"""`gradopt.support.files` under attack: atomic writes
 that respect special files, symlinks and modes, recognisable temporaries that
 are swept or removed on signals, and reads that neither hang nor run out of
 memory. Devices are stood in for by FIFOs and symlinks; `/dev/zero` is only
@@ -39,7 +39,7 @@ def writer(data: bytes) -> Callable[[BinaryIO], None]:
     return write
 
 
-# --- item 1: what stands at the path ------------------------------------------
+# --- what stands at the path --------------------------------------------------
 
 
 def test_a_fifo_is_written_in_place_not_replaced(
@@ -181,7 +181,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> 
     assert path.read_bytes() == b"old" and temporaries(tmp_path) == []
 
 
-# --- item 3: temporaries --------------------------------------------------------
+# --- temporaries --------------------------------------------------------------
 
 
 def test_a_temporary_is_recognisable_while_it_is_written(tmp_path: Path) -> None:
@@ -266,7 +266,7 @@ def test_a_temporary_left_by_kill_9_is_swept_by_the_next_write(tmp_path: Path) -
     assert temporaries(tmp_path) == [] and target.read_bytes() == b"new"
 
 
-# --- item 9: bounded reads ------------------------------------------------------
+# --- bounded reads ------------------------------------------------------------
 
 
 def test_an_endless_stream_is_refused_at_the_limit() -> None:
@@ -357,7 +357,7 @@ def test_a_malformed_limit_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     assert files.program_limit() == 123
 
 
-# --- item 10: .npy files, read without misleading ------------------------------
+# --- .npy files, read without misleading --------------------------------------
 
 
 def _lying_header(folder: Path) -> Path:

@@ -1,4 +1,4 @@
-"""Mutation fuzzing of the front end (issue 6, item 2).
+"""Mutation fuzzing of the front end.
 
 The lit inputs and the examples are mutated (tokens dropped, duplicated,
 replaced or swapped, types and shapes changed, huge shapes, truncation, garbage
@@ -63,7 +63,7 @@ GRAD_OPT_OPTIONS = [
     ["--print-op-generic", "-p", "cse,dce"],
 ]
 
-# --- mutations --------------------------------------------------------------
+# --- mutations ----------------------------------------------------------------
 
 TOKEN = re.compile(
     r'%[\w$.-]+(?:#\d+)?|@[\w$.-]+|\^[\w$.-]+|"(?:[^"\\\n]|\\.)*"'
@@ -285,7 +285,7 @@ def mutated(rng: random.Random, texts: list[str]) -> str:
     return text
 
 
-# --- running one input ------------------------------------------------------
+# --- running one input --------------------------------------------------------
 
 
 class Crash(BaseException):

@@ -340,7 +340,7 @@ def test_the_console_script(tmp_path: Path) -> None:
     )
 
 
-# --- bad input, end to end (issue 6, item 3) ----------------------------------
+# --- bad input, end to end ----------------------------------------------------
 
 INPUTS = """func.func @main(%s: memref<3xf32>, %d: memref<2xi32>, %x: tensor<2xf32>)
     -> tensor<2xf32> {

@@ -362,7 +362,7 @@ def test_detach_is_the_identity() -> None:
     np.testing.assert_array_equal(bits(value), bits(a))
 
 
-# --- literals -------------------------------------------------------------------
+# --- literals -----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -389,7 +389,7 @@ def test_const_gives_its_literal_bit_for_bit(
     assert value.tobytes() == expected.tobytes()
 
 
-# --- shapes ---------------------------------------------------------------------
+# --- shapes -------------------------------------------------------------------
 
 
 RNG = np.random.default_rng(7)
@@ -550,7 +550,7 @@ def test_dot_is_matmul_in_float32_also_on_views() -> None:
     np.testing.assert_array_equal(bits(viewed), bits(value))
 
 
-# --- memory, loops and calls ------------------------------------------------------
+# --- memory, loops and calls --------------------------------------------------
 
 
 def test_load_and_store_with_and_without_indices() -> None:
@@ -779,7 +779,7 @@ func.func @other(%s: memref<f32>) {
     assert gradopt.run(text, entry="other").slots[0] == 1.0
 
 
-# --- values are freed after their last use --------------------------------------
+# --- values are freed after their last use ------------------------------------
 
 
 def chain(length: int, shape: str) -> str:

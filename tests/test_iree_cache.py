@@ -1,4 +1,4 @@
-"""The IREE cache and constants under attack (issue 16, items 5 and 6).
+"""The IREE cache and constants under attack.
 
 A corrupt entry (truncated, emptied, random bytes, one flipped byte of native
 code) used to fail every later run with "internal error: ValueError", crash
@@ -68,7 +68,7 @@ def compiled(text: str) -> tuple[bytes, list[str]]:
     return module, [str(w.message) for w in caught if w.category is iree.CacheWarning]
 
 
-# --- item 5: the entries ------------------------------------------------------------
+# --- the entries --------------------------------------------------------------
 
 
 def test_an_entry_is_written_with_its_digest_and_read_back(
@@ -217,7 +217,7 @@ def test_the_cache_never_writes_through_a_symlink(
     assert victim.read_text() == "precious"
 
 
-# --- item 5, with IREE --------------------------------------------------------------
+# --- the entries, with IREE ---------------------------------------------------
 
 
 @needs_iree
@@ -271,7 +271,7 @@ def test_a_flipped_byte_in_native_code_is_caught_through_the_api(cache: Path) ->
     assert again.tobytes() == expected.tobytes()
 
 
-# --- item 6: splat constants ----------------------------------------------------------
+# --- splat constants ----------------------------------------------------------
 
 
 _LOWER_SPLATS = """

@@ -1,4 +1,4 @@
-"""Long plans compiled in chunks (issue 16, item 12): compiling one Python
+"""Long plans compiled in chunks: compiling one Python
 function of a 100k-op gradient program's 340k steps peaked at gigabytes
 (about 6 KB a line for its syntax tree). A chain of chunks bounds that, and
 changes no bit of any result (SPEC §6)."""

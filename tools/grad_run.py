@@ -21,7 +21,14 @@ import numpy as np
 from xdsl.dialects.builtin import MemRefType, TensorType
 
 from gradopt.dialect.types import dtype_of
-from gradopt.runtime.program import BACKENDS, GradoptError, Program, input_mismatch
+from gradopt.runtime.program import (
+    BACKENDS,
+    GradoptError,
+    Program,
+    input_mismatch,
+    no_such_input,
+    zeros_of,
+)
 from gradopt.support import files
 from gradopt.tools import VersionAction
 
@@ -165,10 +172,7 @@ def _array(spec: str, type: MemRefType | TensorType) -> np.ndarray:
     shape = tuple(type.get_shape())
     convert = _CONVERT[dtype]
     if spec == "zeros":
-        try:
-            return np.zeros(shape, dtype)
-        except (MemoryError, ValueError):  # NumPy's "Maximum allowed dimension"
-            raise ValueError(f"{type} is too large to allocate") from None
+        return zeros_of(type)
     if spec.startswith("["):
         try:
             data = json.loads(spec, parse_int=_integer)
@@ -212,11 +216,7 @@ def _inputs(
         if index in values:
             raise program.error(what, f"{kind} {index} is given twice")
         if index >= len(types):
-            raise program.error(
-                what,
-                f"no such {kind}: the entry function has {len(types)} "
-                f"{kind}{'s' * (len(types) != 1)}",
-            )
+            raise program.error(what, no_such_input(kind, len(types)))
         try:
             value = _array(spec, types[index])
         except OSError as error:

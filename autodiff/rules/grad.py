@@ -74,7 +74,9 @@ HALF_PI = 1.5707964
 def _kept_dims(op: ReduceOp) -> list[int]:
     """The input dims a reduction keeps: where its result's dims come from."""
     return [
-        i for i in range(tensor_type(op.input).get_num_dims()) if i not in op.axis_list
+        i
+        for i in range(tensor_type(op.input).get_num_dims())
+        if i not in op.ints("axes")
     ]
 
 
@@ -84,7 +86,7 @@ def _expanded_dims(op: BroadcastOp) -> list[int]:
         tensor_type(op.input).get_shape(),
         tensor_type(op.result).get_shape(),
     )
-    placed = dict(zip(op.int_list(), source, strict=True))
+    placed = dict(zip(op.ints("dims"), source, strict=True))
     return [d for d, size in enumerate(target) if placed.get(d) != size]
 
 
@@ -167,7 +169,7 @@ def _reduce_max(e: Emitter, op: Operation, g: SSAValue):
     def share() -> SSAValue:
         eq = e.cmpeq(a, e.broadcast(u, kept, type))
         spread = e.where(eq, e.broadcast(g, kept, type), 0.0)
-        count = e.reduce_add(e.where(eq, 1.0, 0.0), op.axis_list)
+        count = e.reduce_add(e.where(eq, 1.0, 0.0), op.ints("axes"))
         return e.mul(spread, e.broadcast(e.recip(count), kept, type))
 
     return (share,)
@@ -197,7 +199,7 @@ def _reverse(e: Emitter, op: Operation, g: SSAValue):
 
 def _permute(e: Emitter, op: Operation, g: SSAValue):
     assert isinstance(op, PermuteOp)
-    return (lambda: e.permute(g, _inverse(op.int_list())),)
+    return (lambda: e.permute(g, _inverse(op.ints("perm"))),)
 
 
 def _dot(e: Emitter, op: Operation, g: SSAValue):
@@ -303,12 +305,12 @@ def _t_where(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
 
 def _t_reduce_add(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     assert isinstance(op, ReduceOp)
-    return e.reduce_add(_or_zero(e, t[0], op.input), op.axis_list)
+    return e.reduce_add(_or_zero(e, t[0], op.input), op.ints("axes"))
 
 
 def _t_reduce_max(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     assert isinstance(op, ReduceOp)
-    a, axes = op.input, op.axis_list
+    a, axes = op.input, op.ints("axes")
     eq = e.cmpeq(a, e.broadcast(op.result, _kept_dims(op), tensor_type(a)))
     total = e.reduce_add(e.where(eq, _or_zero(e, t[0], a), 0.0), axes)
     return e.mul(total, e.recip(e.reduce_add(e.where(eq, 1.0, 0.0), axes)))

@@ -41,12 +41,7 @@ from gradopt.dialect.ops.base import (
     axes_text,
     shape_of,
 )
-from gradopt.dialect.types import (
-    check_tensor,
-    dtype_of,
-    int_list,
-    tensor_type,
-)
+from gradopt.dialect.types import I32_MIN, check_tensor, dtype_of, int_list, tensor_type
 
 
 class ReduceKind(Enum):
@@ -55,7 +50,7 @@ class ReduceKind(Enum):
     builds it: -0.0 for an f32 sum, so that a sum of -0.0 stays -0.0)."""
 
     ADD = ("add", np.add, -0.0, 0)
-    MAX = ("max", np.maximum, float("-inf"), -(2**31))
+    MAX = ("max", np.maximum, float("-inf"), I32_MIN)
     MUL = ("mul", np.multiply, 1.0, 1)
 
     def __init__(
@@ -98,10 +93,6 @@ class ReduceOp(ListOp):
         )
 
     @property
-    def axis_list(self) -> tuple[int, ...]:
-        return self.ints("axes")
-
-    @property
     def reduce_kind(self) -> ReduceKind:
         kind = ReduceKind.named(self.kind.data)
         assert kind is not None, "verified"
@@ -113,7 +104,7 @@ class ReduceOp(ListOp):
             raise VerifyException(
                 f"kind must be add, max or mul, got '{self.kind.data}'"
             )
-        axes, rank = self.axis_list, source.get_num_dims()
+        axes, rank = self.ints("axes"), source.get_num_dims()
         if not axes:
             raise VerifyException("axes must not be empty")
         if any(not 0 <= a < rank for a in axes):
@@ -143,7 +134,7 @@ class ReduceOp(ListOp):
         printer.print_string(f" {self.kind.data} ")
 
     def kernel(self) -> Kernel:
-        ufunc, axes = self.reduce_kind.ufunc, self.axis_list
+        ufunc, axes = self.reduce_kind.ufunc, self.ints("axes")
         dtype = dtype_of(tensor_type(self.input).get_element_type())
         return lambda a: ufunc.reduce(np.ascontiguousarray(a), axes, dtype)
 
@@ -163,9 +154,6 @@ class ShapeOp(ListOp, ABC):
             result_types=[type],
             properties={self.LISTS[0]: DenseArrayBase.from_list(i64, values)},
         )
-
-    def int_list(self) -> tuple[int, ...]:
-        return self.ints(self.LISTS[0])
 
     def types(self) -> tuple[TensorType, TensorType]:
         source = check_tensor("input", self.input.type)
@@ -189,7 +177,7 @@ class BroadcastOp(ShapeOp):
 
     def verify_(self) -> None:
         source, target = self.types()
-        dims, rank = self.int_list(), target.get_num_dims()
+        dims, rank = self.ints("dims"), target.get_num_dims()
         if len(dims) != source.get_num_dims():
             raise VerifyException(
                 f"dims must have one entry per input dim ({source.get_num_dims()})"
@@ -213,14 +201,14 @@ class BroadcastOp(ShapeOp):
     def kernel(self) -> Kernel:
         source, target = shape_of(self.input), shape_of(self.result)
         placed = [1] * len(target)
-        for size, d in zip(source, self.int_list(), strict=True):
+        for size, d in zip(source, self.ints("dims"), strict=True):
             placed[d] = size
         dtype = np.dtype(dtype_of(tensor_type(self.input).get_element_type()))
         c_strides = tuple(
             dtype.itemsize * math.prod(source[i + 1 :]) for i in range(len(source))
         )
         strides = [0] * len(target)
-        for i, d in enumerate(self.int_list()):
+        for i, d in enumerate(self.ints("dims")):
             if source[i] == target[d]:
                 strides[d] = c_strides[i]
 
@@ -252,7 +240,7 @@ class PermuteOp(ShapeOp):
 
     def verify_(self) -> None:
         source, target = self.types()
-        perm = self.int_list()
+        perm = self.ints("perm")
         if sorted(perm) != list(range(source.get_num_dims())):
             raise VerifyException(
                 f"perm must be a permutation of [0, {source.get_num_dims()}), got "
@@ -265,7 +253,7 @@ class PermuteOp(ShapeOp):
             )
 
     def kernel(self) -> Kernel:
-        perm = self.int_list()
+        perm = self.ints("perm")
         return lambda a: a.transpose(perm)
 
 
