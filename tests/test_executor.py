@@ -595,6 +595,67 @@ def test_an_error_names_its_op_in_a_long_plan() -> None:
         gradopt.run("\n".join(lines), args=[np.array(1, np.int32)])
 
 
+# --- values are freed after their last use ------------------------------------
+
+
+def chain(length: int, shape: str) -> str:
+    lines = [f"func.func @main(%x0: {shape}) -> {shape} {{"]
+    lines += [f"  %x{i + 1} = grad.add %x{i}, %x{i} : {shape}" for i in range(length)]
+    lines += [f"  func.return %x{length} : {shape}", "}"]
+    return "\n".join(lines)
+
+
+def test_each_step_of_a_chain_frees_its_operand() -> None:
+    interpreter = Program(chain(5, "tensor<f32>")).interpreter
+    interpreter.prepare("main")
+    steps = interpreter.plans["main"].steps
+    assert [step.free for step in steps] == [step.operands[:1] for step in steps]
+
+
+def traced_run(text: str, x: np.ndarray) -> tuple[np.ndarray, int]:
+    """The result of @main on `x`, and the peak memory that running it took
+    (planning, which allocates the constants, done before)."""
+    planned = Program(text)
+    planned.interpreter.prepare("main")
+    tracemalloc.start()
+    try:
+        (value,) = planned.run(args=[x]).results
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return value, peak
+
+
+def test_a_chain_of_large_tensors_keeps_no_intermediates() -> None:
+    x = np.ones((256, 256), np.float32)  # 256 KiB
+    value, peak = traced_run(chain(64, "tensor<256x256xf32>"), x)
+    assert value[0, 0] == 2.0**64
+    assert peak < 4 * x.nbytes  # the input, an operand and its result
+
+
+def test_a_loop_body_frees_intermediates_and_carried_values() -> None:
+    body = "\n".join(
+        f"    %y{i + 1} = grad.mul %y{i}, %half : tensor<256x256xf32>"
+        for i in range(16)
+    )
+    text = f"""func.func @main(%x: tensor<256x256xf32>) -> tensor<256x256xf32> {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %half = grad.const 0.5 : tensor<256x256xf32>
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%y0 = %x) -> (tensor<256x256xf32>) {{
+{body}
+    scf.yield %y16 : tensor<256x256xf32>
+  }}
+  func.return %r : tensor<256x256xf32>
+}}
+"""
+    x = np.ones((256, 256), np.float32)
+    value, peak = traced_run(text, x)
+    assert value[0, 0] == 2.0**-64
+    assert peak < 4 * x.nbytes  # the input, an operand and its result
+
+
 # --- against a naive evaluation -----------------------------------------------
 
 T = "tensor<2x3xf32>"
