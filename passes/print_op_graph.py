@@ -31,6 +31,7 @@ from xdsl.utils.target import Target
 
 from gradopt.dialect.derivative import DifferentiationOp
 from gradopt.dialect.differentiation import JvpOp
+from gradopt.files import write_atomically
 from gradopt.passes.walks import path_between
 
 PATH_COLOURS = (
@@ -214,8 +215,8 @@ class PrintOpGraphPass(ModulePass):
         if self.output is None:
             write_op_graph(op, sys.stderr)
             return
-        with open(self.output, "w") as file:
-            write_op_graph(op, file)
+        text = op_graph(op).encode()  # all or nothing, as every gradopt write
+        write_atomically(self.output, lambda file: file.write(text))
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from gradopt import files
+from gradopt import environment, files
 from gradopt.diagnostics import (
     LocatedError,
     Location,
@@ -259,6 +259,7 @@ def _failing_op_recorded() -> Iterator[None]:
 
 def _main(args: Sequence[str] | None) -> int:
     try:
+        environment.check_all()
         driver = GradOptMain(
             description="gradopt's modular optimizer driver", args=args
         )

@@ -20,7 +20,7 @@ from typing import NoReturn, TextIO
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, TensorType
 
-from gradopt import files
+from gradopt import environment, files
 from gradopt.api import BACKENDS, GradoptError, Program, input_mismatch
 from gradopt.dialect.types import dtype_of
 from gradopt.tools import VersionAction
@@ -315,6 +315,11 @@ def _main(argv: Sequence[str] | None) -> int:
         options = _parser().parse_args(argv)
     except SystemExit as exit:  # --help, or a malformed command line
         return exit.code if isinstance(exit.code, int) else 1
+    try:
+        environment.check_all()
+    except environment.SettingError as error:
+        print(f"grad-run: error: {error}", file=sys.stderr)
+        return 1
     name = "<stdin>" if options.file == "-" else options.file
     try:
         text = _read(options.file)
