@@ -281,3 +281,62 @@ def test_eviction_deletes_only_gradopts_entries(tmp_path: Path) -> None:
     deleted = iree.evict(tmp_path, 0)
     assert deleted == [mine]
     assert foreign.exists() and lookalike.exists()
+
+
+# --- plan-time folding -------------------------------------------------------------
+
+HUGE_CONSTANT = """func.func @main() -> tensor<f32> {
+  %c = grad.const 1.0 : tensor<100000x100000xf32>
+  %s = grad.reduce add %c [0, 1] : tensor<100000x100000xf32> to tensor<f32>
+  func.return %s : tensor<f32>
+}
+"""
+
+_CAPPED_RUN = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+import gradopt
+try:
+    gradopt.run(sys.argv[1], filename="huge.mlir")
+except gradopt.GradoptError as error:
+    print(error, end="")
+"""
+
+
+def test_an_op_on_a_huge_constant_is_a_located_error() -> None:
+    """Folding it while planning used to raise a bare `MemoryError` (an
+    "internal error" without a location in grad-run)."""
+    result = subprocess.run(
+        [sys.executable, "-c", _CAPPED_RUN, HUGE_CONSTANT],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.startswith("huge.mlir:3:3: error: 'grad.reduce' ran out of")
+
+
+def test_a_large_constant_product_is_computed_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A product of literals too large to keep was computed while planning,
+    thrown away, and computed again by the run: twice the time."""
+    text = """func.func @main() -> tensor<1100x1100xf32> {
+  %a = grad.const 0.5 : tensor<1100x1xf32>
+  %b = grad.const 2.0 : tensor<1x1100xf32>
+  %p = grad.dot %a, %b : tensor<1100x1xf32>, tensor<1x1100xf32> to tensor<1100x1100xf32>
+  func.return %p : tensor<1100x1100xf32>
+}
+"""
+    calls = []
+    matmul = np.matmul
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return matmul(*args, **kwargs)  # pyright: ignore[reportCallIssue]
+
+    monkeypatch.setattr(np, "matmul", counted)
+    (product,) = Program(text).run().results
+    assert len(calls) == 1 and product.shape == (1100, 1100)
+    assert np.all(product == 1.0)
