@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import math
 import operator
-import os
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -36,7 +34,8 @@ from gradopt.dialect.hints import MISSING_OPS
 from gradopt.dialect.types import dtype_of, is_i1
 from gradopt.dialect.verifier import verify_module
 from gradopt.interpreter import Interpreter
-from gradopt.support import determinism
+from gradopt.support import determinism, environment
+from gradopt.support.caches import BoundedCache, module_bytes
 from gradopt.support.diagnostics import (
     GradoptError,
     LocatedError,
@@ -308,6 +307,8 @@ class Program:
             raise self.error(
                 backend, f"unknown backend: expected {' or '.join(BACKENDS)}"
             )
+        _check_flag("deterministic", deterministic, "True, False or None")
+        _check_flag("in_place", in_place, "True or False")
         known = self.entry(entry)
         signature = known.signature
         if in_place:
@@ -322,7 +323,12 @@ class Program:
         if backend == "iree":
             values = self.run_compiled(entry, arguments)
             count = len(signature.results)
-            return _result(signature, values[:count], values[count:])
+            if not in_place:
+                return _result(signature, values[:count], values[count:])
+            # IREE returns new arrays: written through to the caller's
+            for slot, final in zip(slot_values, values[count:], strict=True):
+                np.copyto(slot, final)
+            return _result(signature, values[:count], slot_values)
         try:
             if deterministic is None:
                 deterministic = determinism.from_environment()
@@ -493,6 +499,14 @@ def _check_disjoint(
         seen.append((owner, i))
 
 
+def _check_flag(name: str, value: object, expected: str) -> None:
+    """A `TypeError` for a flag that is not a bool (or None, where that means
+    the default): a string such as "no" would otherwise count as true."""
+    allowed = bool | np.bool_ | None if "None" in expected else bool | np.bool_
+    if not isinstance(value, allowed):
+        raise TypeError(f"{name} must be {expected}, not {type(value).__name__}")
+
+
 def _described(value: object) -> str:
     """`float64 data`, or `a list`: what a caller passed, for messages."""
     if isinstance(value, np.ndarray | np.generic):
@@ -624,9 +638,10 @@ def run(
 
     A program given as text is prepared once: the last `RUN_CACHE_SIZE`
     prepared programs (`GRADOPT_RUN_CACHE`, 32 by default; 0 turns the cache
-    off) are kept by text and file name, so calling `run` in a loop costs
-    what `Program.run` costs. A module (`ModuleOp`) is prepared anew each
-    time, since the caller may change it.
+    off), of at most `RUN_CACHE_BYTES` (`GRADOPT_RUN_CACHE_BYTES`, 256 MiB,
+    estimated by `caches.module_bytes`), are kept by text and file name, so
+    calling `run` in a loop costs what `Program.run` costs. A module
+    (`ModuleOp`) is prepared anew each time, since the caller may change it.
 
     Raises `GradoptError` for any error in the program, the inputs, or the
     run, and `TypeError` for an argument of the wrong Python type.
@@ -636,25 +651,40 @@ def run(
     )
 
 
-RUN_CACHE_SIZE = int(os.environ.get("GRADOPT_RUN_CACHE", "32"))
-"""How many prepared programs `run` keeps."""
+RUN_CACHE_SIZE = 32
+"""How many prepared programs `run` keeps (`GRADOPT_RUN_CACHE`)."""
 
-_prepared_programs: OrderedDict[tuple[str, str], Program] = OrderedDict()
-_prepared_lock = threading.Lock()
+RUN_CACHE_BYTES = 256 << 20
+"""How many bytes of prepared programs `run` keeps, as `caches.module_bytes`
+estimates them (`GRADOPT_RUN_CACHE_BYTES`)."""
+
+_prepared_programs: BoundedCache[tuple[str, str], Program] = BoundedCache()
+
+
+def _run_cache_limits() -> tuple[int, int]:
+    """The run cache's bounds in programs and bytes, read from the environment
+    at each call (not at import, which must not fail on a bad value)."""
+    try:
+        return (
+            environment.integer("GRADOPT_RUN_CACHE", RUN_CACHE_SIZE, unit="programs"),
+            environment.integer("GRADOPT_RUN_CACHE_BYTES", RUN_CACHE_BYTES),
+        )
+    except environment.SettingError as error:
+        located = LocatedError(Location("environment", 0, 0), str(error))
+        raise GradoptError(located, SourceText()) from None
 
 
 def _program(program: ModuleOp | str, filename: str) -> Program:
     """`Program(program, filename)`, from the cache for a text seen lately."""
-    if not isinstance(program, str) or RUN_CACHE_SIZE <= 0:
+    if not isinstance(program, str):
+        return Program(program, filename)
+    entries, budget = _run_cache_limits()
+    if entries <= 0 or budget <= 0:
         return Program(program, filename)
     key = (program, filename)
-    with _prepared_lock:
-        if (known := _prepared_programs.get(key)) is not None:
-            _prepared_programs.move_to_end(key)
-            return known
-    prepared = Program(program, filename)  # outside the lock: it may be slow
-    with _prepared_lock:
-        _prepared_programs[key] = prepared
-        while len(_prepared_programs) > RUN_CACHE_SIZE:
-            _prepared_programs.popitem(last=False)
+    if (known := _prepared_programs.get(key)) is not None:
+        return known
+    prepared = Program(program, filename)
+    size = module_bytes(prepared.module) + len(program)
+    _prepared_programs.put(key, prepared, size, entries, budget)
     return prepared

@@ -35,7 +35,7 @@ from gradopt.dialect.errors import OpError, without_op_name
 from gradopt.dialect.hints import MISSING_OPS
 from gradopt.dialect.verifier import verify_module
 from gradopt.passes.universe import GRADOPT_UNIVERSE
-from gradopt.support import files
+from gradopt.support import environment, files
 from gradopt.support.diagnostics import (
     LocatedError,
     Location,
@@ -259,6 +259,7 @@ def _failing_op_recorded() -> Iterator[None]:
 
 def _main(args: Sequence[str] | None) -> int:
     try:
+        environment.check_all()
         driver = GradOptMain(
             description="gradopt's modular optimizer driver", args=args
         )

@@ -29,7 +29,7 @@ from gradopt.runtime.program import (
     no_such_input,
     zeros_of,
 )
-from gradopt.support import files
+from gradopt.support import environment, files
 from gradopt.tools import VersionAction
 
 # `[0-9]+(\.[0-9]*)?`, not `[0-9]+\.?[0-9]*`: a long run of digits that does
@@ -315,6 +315,11 @@ def _main(argv: Sequence[str] | None) -> int:
         options = _parser().parse_args(argv)
     except SystemExit as exit:  # --help, or a malformed command line
         return exit.code if isinstance(exit.code, int) else 1
+    try:
+        environment.check_all()
+    except environment.SettingError as error:
+        print(f"grad-run: error: {error}", file=sys.stderr)
+        return 1
     name = "<stdin>" if options.file == "-" else options.file
     try:
         text = _read(options.file)
