@@ -1,21 +1,31 @@
-"""Lazy factories for gradopt's dialect and passes.
+"""Lazy factories for gradopt's dialects and passes.
 
 Registered as an `xdsl.universe` entry point, so plain `xdsl-opt` knows them;
-`grad-opt` uses the same object.
+`grad-opt` uses the same object, and `EXTENDED_DIALECTS` besides.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 from xdsl.universe import Universe
 from xdsl.utils.target import Target
 
+from gradopt.dialect.upstream import DIALECTS as UPSTREAM_DIALECTS
+
 
 def get_grad_dialect() -> Dialect:
     from gradopt.dialect import Grad
 
     return Grad
+
+
+def get_util_dialect() -> Dialect:
+    from gradopt.dialect.upstream import util
+
+    return util()
 
 
 def get_expand_gradient() -> type[ModulePass]:
@@ -55,7 +65,7 @@ def get_dot_target() -> type[Target]:
 
 
 GRADOPT_UNIVERSE = Universe(
-    all_dialects={"grad": get_grad_dialect},
+    all_dialects={"grad": get_grad_dialect, "util": get_util_dialect},
     all_passes={
         "expand-gradient": get_expand_gradient,
         "expand-jvp": get_expand_jvp,
@@ -65,3 +75,13 @@ GRADOPT_UNIVERSE = Universe(
     },
     all_targets={"dot": get_dot_target},
 )
+
+
+EXTENDED_DIALECTS: dict[str, Callable[[], Dialect]] = {
+    name: factory
+    for name, factory in UPSTREAM_DIALECTS.items()
+    if name not in GRADOPT_UNIVERSE.all_dialects
+}
+"""xDSL's `arith`, `tensor`, `linalg` and `math` with the ops gradopt adds
+(SPEC §10.5), which `grad-opt` loads in place of xDSL's; not part of the
+entry point, so that plain `xdsl-opt` keeps xDSL's own."""

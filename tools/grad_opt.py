@@ -43,7 +43,7 @@ from gradopt.dialect.errors import OpError, without_op_name
 from gradopt.dialect.hints import MISSING_OPS
 from gradopt.dialect.verifier import verify_module
 from gradopt.tools.pipeline import check_pipeline
-from gradopt.universe import GRADOPT_UNIVERSE
+from gradopt.universe import EXTENDED_DIALECTS, GRADOPT_UNIVERSE
 
 SPLIT_MARKER = "// -----"
 T = TypeVar("T")
@@ -70,14 +70,16 @@ def installed_universes() -> Universe:
 def universe() -> Universe:
     """The installed universes' dialects, passes and targets, and gradopt's
     that they lack (as when its entry point is not installed, or a test adds
-    a pass to `GRADOPT_UNIVERSE`: read anew each time, unlike the scan)."""
+    a pass to `GRADOPT_UNIVERSE`: read anew each time, unlike the scan);
+    the upstream dialects as gradopt extends them (`EXTENDED_DIALECTS`)."""
     installed = installed_universes()
 
     def added(found: dict[str, T], ours: dict[str, T]) -> dict[str, T]:
         return found | {name: f for name, f in ours.items() if name not in found}
 
+    dialects = added(installed.all_dialects, GRADOPT_UNIVERSE.all_dialects)
     return Universe(
-        all_dialects=added(installed.all_dialects, GRADOPT_UNIVERSE.all_dialects),
+        all_dialects=dialects | EXTENDED_DIALECTS,
         all_passes=added(installed.all_passes, GRADOPT_UNIVERSE.all_passes),
         all_targets=added(installed.all_targets, GRADOPT_UNIVERSE.all_targets),
     )
