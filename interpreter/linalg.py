@@ -35,10 +35,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
-from xdsl.dialects import arith, linalg, tensor
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import ShapedType, f32
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.dialects.linalg.ops import IndexOp, YieldOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -171,7 +172,7 @@ def _body_program(
     steps: list[Callable[[Env], None]] = []
     count = len(loops)
     for inner in block.ops:
-        if inner in skip or isinstance(inner, linalg.YieldOp):
+        if inner in skip or isinstance(inner, YieldOp):
             continue
         steps.append(_body_step(op, inner, loops, count))
 
@@ -188,7 +189,7 @@ def _body_step(
     result = inner.results[0] if len(inner.results) == 1 else None
     if result is None:
         raise OpError(inner, "cannot be run in a linalg body: it has no single result")
-    if isinstance(inner, linalg.IndexOp):
+    if isinstance(inner, IndexOp):
         dim = inner.dim.value.data
         shape = [1] * count
         shape[dim] = loops[dim]

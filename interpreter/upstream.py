@@ -13,9 +13,10 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from xdsl.dialects import arith, linalg, scf
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import ShapedType
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
+from xdsl.dialects.linalg.ops import BroadcastOp, ReduceOp
 from xdsl.ir import Operation, SSAValue
 
 from gradopt.dialect.errors import OpError
@@ -56,9 +57,9 @@ def kernel_of(
         return found
     if isinstance(op, LinalgStructuredOperation):
         return structured.structured_kernel(op)
-    if isinstance(op, linalg.BroadcastOp):
+    if isinstance(op, BroadcastOp):
         return _broadcast(op), [op.input, op.init]
-    if isinstance(op, linalg.ReduceOp):
+    if isinstance(op, ReduceOp):
         return _reduce(op), [op.input, op.init]
     if isinstance(op, scf.IfOp):
         return _if(op, plan)
@@ -67,7 +68,7 @@ def kernel_of(
     return None
 
 
-def _broadcast(op: linalg.BroadcastOp) -> Kernel:
+def _broadcast(op: BroadcastOp) -> Kernel:
     if not op.result:
         raise OpError(op, "cannot be run: only linalg on tensors runs")
     added = tuple(int(d) for d in op.dimensions.get_values())
@@ -77,7 +78,7 @@ def _broadcast(op: linalg.BroadcastOp) -> Kernel:
     return lambda input, _: np.broadcast_to(np.expand_dims(input, added), shape)
 
 
-def _reduce(op: linalg.ReduceOp) -> Kernel:
+def _reduce(op: ReduceOp) -> Kernel:
     """`linalg.reduce`: its body's combining op over `dimensions`."""
     if not op.result:
         raise OpError(op, "cannot be run: only linalg on tensors runs")
