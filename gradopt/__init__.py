@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gradopt.api import GradoptError, Program, RunResult, Signature, run
+    from gradopt.differentiate import differentiate_module
     from gradopt.frontend import (
         from_jax,
         grad,
@@ -34,6 +35,7 @@ _LAZY = {
     "RunResult": "gradopt.api",
     "Signature": "gradopt.api",
     "run": "gradopt.api",
+    "differentiate_module": "gradopt.differentiate",
     **dict.fromkeys(
         ["from_jax", "grad", "jit", "jvp", "stop_gradient", "value_and_grad", "vjp"],
         "gradopt.frontend",
@@ -41,6 +43,7 @@ _LAZY = {
 }
 
 __all__ = ["GradoptError", "Program", "RunResult", "Signature", "run"]
+__all__ += ["differentiate_module"]
 __all__ += ["from_jax", "grad", "jit", "jvp", "stop_gradient", "value_and_grad", "vjp"]
 
 

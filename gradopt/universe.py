@@ -52,6 +52,12 @@ def get_convert_grad_to_standard() -> type[ModulePass]:
     return ConvertGradToStandardPass
 
 
+def get_differentiate_module() -> type[ModulePass]:
+    from gradopt.passes.differentiate_module import DifferentiateModulePass
+
+    return DifferentiateModulePass
+
+
 def get_print_op_graph() -> type[ModulePass]:
     from gradopt.passes.print_op_graph import PrintOpGraphPass
 
@@ -72,6 +78,7 @@ GRADOPT_UNIVERSE = Universe(
         "slots-to-tensors": get_slots_to_tensors,
         "convert-grad-to-standard": get_convert_grad_to_standard,
         "print-op-graph": get_print_op_graph,
+        "differentiate-module": get_differentiate_module,
     },
     all_targets={"dot": get_dot_target},
 )
