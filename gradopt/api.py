@@ -214,7 +214,10 @@ class Program:
     def entry(self, entry: str) -> _Entry:
         """What `run` needs to know of `entry`, read from its types once."""
         if (known := self._entries.get(entry)) is None:
-            signature = self._signature(entry)
+            try:
+                signature = self._signature(entry)
+            except OpError as error:  # a dynamic shape
+                raise self.located(error) from None
             order = tuple(
                 isinstance(type, MemRefType)
                 for type in self.function(entry).function_type.inputs
@@ -249,10 +252,10 @@ class Program:
                     f"f32, i32 or i1 scalars can be passed to an entry function",
                 )
         for i, type in enumerate(function.function_type.inputs):
-            _check_static(f"argument {i} of @{entry}", type, self)
+            _check_static(f"argument {i}", type, function)
         results: list[Value] = []
         for i, type in enumerate(function.function_type.outputs):
-            _check_static(f"result {i} of @{entry}", type, self)
+            _check_static(f"result {i}", type, function)
             if not is_value_type(type):
                 raise self.error(
                     self.filename,
@@ -492,15 +495,11 @@ class Program:
         return array
 
 
-def _check_static(what: str, type: Attribute, program: Program) -> None:
-    """A located error for an entry's argument or result of dynamic shape."""
-    if (
-        isinstance(type, TensorType | MemRefType)
-        and min(type.get_shape(), default=0) < 0
-    ):
-        raise program.error(
-            program.filename, f"{what} is {type}: dynamic shapes are not supported"
-        )
+def _check_static(what: str, type: Attribute, function: FuncOp) -> None:
+    """An error at `function` for an argument or result of dynamic shape."""
+    shape = type.get_shape() if isinstance(type, TensorType | MemRefType) else ()
+    if min(shape, default=0) < 0:
+        raise OpError(function, f"{what} is {type}: dynamic shapes are not supported")
 
 
 def _check_disjoint(

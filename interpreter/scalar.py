@@ -133,7 +133,7 @@ def erf(a: object) -> object:
         fraction = large + (k / 2) / fraction
     tail = np.exp(-large * large) / np.sqrt(np.pi) / fraction
     result = np.where(np.abs(x) <= _SERIES_LIMIT, series, np.copysign(1.0 - tail, x))
-    result = np.where(np.isnan(x), x, result)
+    result = np.where(np.isnan(x) | (x == 0), x, result)  # NaN, and ±0 kept
     dtype = np.asarray(a).dtype
     return _scalar(result.astype(dtype if dtype.kind == "f" else np.float64))
 
