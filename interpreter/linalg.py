@@ -433,14 +433,15 @@ class _Result:
     dtype: np.dtype
     init: int
     reduction: _Reduction | None
-    contraction: tuple[Callable[[Sequence[object]], np.ndarray], ...] | None
+    direct: Callable[[Sequence[object]], np.ndarray] | None
+    """Computes the reduced value, over the parallel loops in order, from the
+    operands alone: a contraction, or a reduction of an input as it is."""
     skipped: tuple[Operation, ...]
 
     def compute(self, values: Sequence[object], env: Env) -> np.ndarray:
         reduction = self.reduction
-        if self.contraction is not None:
-            (contract,) = self.contraction
-            total = contract(values)
+        if self.direct is not None:
+            total = self.direct(values)
         elif reduction is not None:
             e = np.broadcast_to(env[reduction.operand], self.loops)
             total = reduction.reduce(np.ascontiguousarray(e), self.reductions)
@@ -481,7 +482,7 @@ def _result(
             "parallel loops",
         )
     block = op.body.block
-    reduction = contraction = None
+    reduction = direct = None
     skipped: tuple[Operation, ...] = ()
     if reductions:
         reduction = _reduction_of(op, block, value, block.args[inputs + index])
@@ -489,27 +490,12 @@ def _result(
         skipped = (reduction.op,)
         found = _contraction_of(block, reduction, inputs)
         if found is not None:
-            lhs, rhs = found
-            operand_dims = [
-                sorted(
-                    d
-                    for f in (_linear(op, r, maps[k]) for r in maps[k].results)
-                    for d in f.coefficients
-                )
-                for k in (lhs, rhs)
-            ]
-
-            def contract(values: Sequence[object]) -> np.ndarray:
-                a, b = (
-                    _squeezed(viewers[k](np.asarray(values[k])), d)
-                    for k, d in zip((lhs, rhs), operand_dims, strict=True)
-                )
-                return _contract(a, b, *operand_dims, parallel, loops)
-
-            contraction = (contract,)
+            direct = _contraction(op, found, maps, viewers, parallel, loops)
             product = reduction.operand.owner
             assert isinstance(product, Operation)
             skipped += (product,)
+        else:
+            direct = _direct_reduction(op, reduction, maps, inputs, reductions)
     type = op.res[index].type
     return _Result(
         index,
@@ -521,8 +507,65 @@ def _result(
         dtype_of(type, op),
         inputs + index,
         reduction,
-        contraction,
+        direct,
         skipped,
+    )
+
+
+def _contraction(
+    op: LinalgStructuredOperation,
+    operands: tuple[int, int],
+    maps: Sequence[AffineMap],
+    viewers: Sequence[Callable[[np.ndarray], np.ndarray]],
+    parallel: Sequence[int],
+    loops: Sequence[int],
+) -> Callable[[Sequence[object]], np.ndarray]:
+    """The matrix product of inputs `operands` (`acc + a * b`)."""
+    dims = [
+        sorted(d for r in maps[k].results for d in _linear(op, r, maps[k]).coefficients)
+        for k in operands
+    ]
+
+    def contract(values: Sequence[object]) -> np.ndarray:
+        a, b = (
+            _squeezed(viewers[k](np.asarray(values[k])), d)
+            for k, d in zip(operands, dims, strict=True)
+        )
+        return _contract(a, b, dims[0], dims[1], parallel, loops)
+
+    return contract
+
+
+def _direct_reduction(
+    op: LinalgStructuredOperation,
+    reduction: _Reduction,
+    maps: Sequence[AffineMap],
+    inputs: int,
+    reductions: tuple[int, ...],
+) -> Callable[[Sequence[object]], np.ndarray] | None:
+    """For a body that reduces an input as it is (`acc + x`) through a
+    permutation: that input reduced over its own axes, C-contiguous in its
+    own layout, as `grad.reduce` reduces it (so `jnp.sum(x, 0)` as IREE
+    writes it, reduction loops last, has the bits of `grad.reduce add x
+    [0]`). None for any other body."""
+    value = reduction.operand
+    block = op.body.block
+    if not isinstance(value, BlockArgument) or value.block is not block:
+        return None
+    if value.index >= inputs:
+        return None
+    map = maps[value.index]
+    forms = [_linear(op, r, map) for r in map.results]
+    if not all(f.constant == 0 and list(f.coefficients.values()) == [1] for f in forms):
+        return None
+    dims = [next(iter(f.coefficients)) for f in forms]
+    if sorted(dims) != list(range(map.num_dims)):
+        return None
+    axes = tuple(dims.index(d) for d in reductions)
+    order = tuple(np.argsort([d for d in dims if d not in reductions]))
+    reduce, position = reduction.reduce, value.index
+    return lambda values: np.transpose(
+        reduce(np.ascontiguousarray(values[position]), axes), order
     )
 
 
