@@ -1,3 +1,4 @@
+# ruff: noqa: E501 (MLIR text: one op a line, as MLIR prints it)
 """The interpreter on the upstream dialects (SPEC §10.4): `arith` and `math`
 against NumPy references and bit for bit against the `grad` op of the same
 meaning, `tensor` ops against NumPy indexing, `linalg` generics and named
@@ -234,7 +235,7 @@ def test_extract_slice_with_dynamic_offsets_strides_and_rank_reduction() -> None
         expected = np.zeros_like(x)
         expected[j, 1:4:2, i : i + 3] = x[i, 1:4:2, j : j + 3]
         np.testing.assert_array_equal(t, expected)
-    with pytest.raises(GradoptError, match="'tensor.extract_slice' reads elements"):
+    with pytest.raises(GradoptError, match=r"'tensor\.extract_slice' reads elements"):
         run(text, x, 3, 0)
 
 
