@@ -6,25 +6,21 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin
 from xdsl.dialects.func import Func
 from xdsl.dialects.scf import Scf
-from xdsl.ir import Dialect
 
 from gradopt.dialect import Grad
-
-
-def _arith() -> Dialect:
-    from xdsl.dialects.arith import Arith
-
-    return Arith
+from gradopt.dialect.upstream import DIALECTS
 
 
 def make_context() -> Context:
-    """A context with the dialects a gradopt program is made of (SPEC §3.5):
-    `builtin`, `func`, `scf`, `arith` and `grad`, and nothing else, so that an
-    op the interpreter could not run is already refused by the parser. `arith`
-    (index constants, rare in gradopt programs) is loaded when an op of it is
-    first read: importing it costs a fifth of a driver's start-up."""
+    """A context with the dialects a gradopt program is made of (SPEC §3.5,
+    §10): `builtin`, `func`, `scf` and `grad`, and the upstream dialects
+    `arith`, `math`, `tensor`, `linalg` and `util` as gradopt extends them
+    (`gradopt.dialect.upstream`), and nothing else. The upstream dialects are
+    loaded when an op of theirs is first read: importing them costs a fifth
+    of a driver's start-up."""
     ctx = Context()
     for dialect in (Builtin, Func, Scf, Grad):
         ctx.load_dialect(dialect)
-    ctx.register_dialect("arith", _arith)
+    for name, factory in DIALECTS.items():
+        ctx.register_dialect(name, factory)
     return ctx

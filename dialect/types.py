@@ -38,6 +38,25 @@ def dtype_of(element: Attribute) -> type[np.generic]:
     return _DTYPES[element]
 
 
+Value = TensorType | Float32Type | IntegerType
+"""What an entry function takes or gives besides slots: a tensor, or a scalar
+(`f32`, `i32`, `i1`: SSA values of upstream programs, SPEC §10.1)."""
+
+
+def is_value_type(type: Attribute) -> TypeGuard[Value]:
+    return isinstance(type, TensorType) or type in ELEMENT_TYPES
+
+
+def layout_of(
+    type: TensorType | MemRefType | Attribute,
+) -> tuple[Attribute, tuple[int, ...]]:
+    """The element type and shape of values of `type`: a tensor's or memref's,
+    or a scalar type itself with the shape `()`."""
+    if isinstance(type, TensorType | MemRefType):
+        return type.get_element_type(), tuple(type.get_shape())
+    return type, ()
+
+
 def is_f32_tensor(type: Attribute) -> bool:
     return isinstance(type, TensorType) and isinstance(
         type.get_element_type(), Float32Type

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         value_and_grad,
         vjp,
     )
+    from gradopt.runtime.differentiate import differentiate_module
     from gradopt.runtime.program import GradoptError, Program, RunResult, Signature, run
 
 _LAZY = {
@@ -34,6 +35,7 @@ _LAZY = {
     "RunResult": "gradopt.runtime.program",
     "Signature": "gradopt.runtime.program",
     "run": "gradopt.runtime.program",
+    "differentiate_module": "gradopt.runtime.differentiate",
     **dict.fromkeys(
         ["from_jax", "grad", "jit", "jvp", "stop_gradient", "value_and_grad", "vjp"],
         "gradopt.frontend",
@@ -41,6 +43,7 @@ _LAZY = {
 }
 
 __all__ = ["GradoptError", "Program", "RunResult", "Signature", "run"]
+__all__ += ["differentiate_module"]
 __all__ += ["from_jax", "grad", "jit", "jvp", "stop_gradient", "value_and_grad", "vjp"]
 
 

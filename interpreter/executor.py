@@ -46,7 +46,7 @@ from types import CodeType, FunctionType, TracebackType
 from typing import NamedTuple
 
 import numpy as np
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.dialects.scf import ForOp, YieldOp
 from xdsl.ir import Block, Operation, SSAValue
@@ -109,9 +109,13 @@ _OPAQUE = _Kind(writes=True)
 
 def _kind(op: Operation) -> _Kind:
     """What `op` declares about its kernel (`KernelOp.fresh_result` and the
-    like); an upstream op is a literal, or a call or loop."""
+    like); an upstream op is a literal, an op that only makes its results
+    (`arith`, `linalg`, ...), or a call, loop or branch."""
     if not isinstance(op, KernelOp):
-        return _Kind() if op.has_trait(ConstantLike) else _OPAQUE
+        from gradopt.interpreter.upstream import writes_nothing  # see `action`
+
+        pure = op.has_trait(ConstantLike) or writes_nothing(op)
+        return _Kind() if pure else _OPAQUE
     if not op.results:
         return _Kind(consumes=True, writes=op.WRITES_SLOT)
     fresh = op.fresh_result()
@@ -436,12 +440,11 @@ class _PlanBuilder:
         """What running `op` calls, and the values it takes, in order."""
         if isinstance(op, KernelOp):
             return op.kernel(), op.operands
-        from xdsl.dialects.arith import ConstantOp  # loaded with its first op
+        # loaded with the first upstream op: it imports xDSL's linalg
+        from gradopt.interpreter.upstream import kernel_of
 
-        if isinstance(op, ConstantOp) and isinstance(op.result.type, IndexType):
-            assert isinstance(op.value, IntegerAttr)
-            value = op.value.value.data
-            return (lambda: value), ()
+        if (found := kernel_of(op, self.plan_region)) is not None:
+            return found
         if isinstance(op, CallOp):
             callee = op.callee.string_value()
             if callee not in self.interpreter.functions:
@@ -454,9 +457,14 @@ class _PlanBuilder:
                 op.body.block, [*outer, *op.body.block.args], len(outer)
             )
             return _loop(op, body), [op.lb, op.ub, op.step, *op.iter_args, *outer]
-        if isinstance(op, ConstantOp):
-            raise OpError(op, "of a non-index type cannot be run: use grad.const")
         raise OpError(op, "cannot be run by gradopt's interpreter")
+
+    def plan_region(self, op: Operation, region: int) -> Plan:
+        """The plan of region `region` of `op`, whose inputs are the outer
+        values `op`'s regions read (`paths.captured`), never freed."""
+        outer = captured(op)
+        block = op.regions[region].block
+        return _PlanBuilder(self.interpreter).build(block, outer, len(outer))
 
     def finish(self, kept: int, outputs: tuple[int, ...]) -> tuple[Step, ...]:
         """The steps with their free lists (each index is dropped after the last

@@ -159,7 +159,8 @@ class SlotsToTensors:
             elif isinstance(op, scf.ForOp):
                 self.convert_loop(op, current)
             elif isinstance(op, func.ReturnOp) and not _slot_operands(op):
-                Rewriter.replace_op(op, func.ReturnOp(*op.arguments, *current.values()))
+                returned = (*op.arguments, *current.values())
+                Rewriter.replace_op(op, type(op)(*returned))  # func. or util.return
             elif any(_slot_operands(inner) for inner in op.walk()):
                 raise OpError(
                     op,
@@ -189,7 +190,7 @@ class SlotsToTensors:
             self.value(op, v, current) if isinstance(v.type, MemRefType) else v
             for v in op.arguments
         ]
-        call = func.CallOp(
+        call = type(op)(  # func.call or util.call
             op.callee,
             arguments,
             [*op.res.types, *(tensor_of(_slot_type(s)) for s in slots)],

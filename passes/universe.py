@@ -19,6 +19,12 @@ def get_grad_dialect() -> Dialect:
     return Grad
 
 
+def get_util_dialect() -> Dialect:
+    from gradopt.dialect.upstream import util
+
+    return util()
+
+
 def get_expand_gradient() -> type[ModulePass]:
     from gradopt.passes import ExpandGradientPass
 
@@ -43,6 +49,12 @@ def get_convert_grad_to_standard() -> type[ModulePass]:
     return ConvertGradToStandardPass
 
 
+def get_differentiate_module() -> type[ModulePass]:
+    from gradopt.passes.differentiate_module import DifferentiateModulePass
+
+    return DifferentiateModulePass
+
+
 def get_print_op_graph() -> type[ModulePass]:
     from gradopt.passes.print_op_graph import PrintOpGraphPass
 
@@ -56,13 +68,14 @@ def get_dot_target() -> type[Target]:
 
 
 GRADOPT_UNIVERSE = Universe(
-    all_dialects={"grad": get_grad_dialect},
+    all_dialects={"grad": get_grad_dialect, "util": get_util_dialect},
     all_passes={
         "expand-gradient": get_expand_gradient,
         "expand-jvp": get_expand_jvp,
         "slots-to-tensors": get_slots_to_tensors,
         "convert-grad-to-standard": get_convert_grad_to_standard,
         "print-op-graph": get_print_op_graph,
+        "differentiate-module": get_differentiate_module,
     },
     all_targets={"dot": get_dot_target},
 )

@@ -334,7 +334,10 @@ class IreeModule:
         if not isinstance(outputs, tuple | list):
             outputs = (outputs,)
         try:
-            return [np.array(output.to_host()) for output in outputs]
+            return [
+                np.array(output.to_host() if hasattr(output, "to_host") else output)
+                for output in outputs  # a device array, or a scalar result
+            ]
         except MemoryError:
             raise BackendError(
                 f"the results of @{entry} do not fit in memory"

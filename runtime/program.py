@@ -31,7 +31,7 @@ from gradopt.dialect.context import make_context
 from gradopt.dialect.differentiation import DifferentiationOp
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.hints import MISSING_OPS
-from gradopt.dialect.types import dtype_of, is_i1
+from gradopt.dialect.types import Value, dtype_of, is_i1, is_value_type, layout_of
 from gradopt.dialect.verifier import verify_module
 from gradopt.interpreter import Interpreter
 from gradopt.support import determinism, environment
@@ -74,10 +74,11 @@ def _too_large(type: Attribute) -> str:
     return f"{type} is too large to allocate"
 
 
-def zeros_of(type: MemRefType | TensorType) -> np.ndarray:
+def zeros_of(type: MemRefType | Value) -> np.ndarray:
     """Zeros of `type`; a `ValueError` saying so when they cannot be allocated."""
+    element, shape = layout_of(type)
     try:
-        return np.zeros(type.get_shape(), dtype_of(type.get_element_type()))
+        return np.zeros(shape, dtype_of(element))
     except (MemoryError, ValueError):  # NumPy's "Maximum allowed dimension"
         raise ValueError(_too_large(type)) from None
 
@@ -89,8 +90,8 @@ class Signature:
     names the IR gives them (`w` for `%w`; None where it gives none)."""
 
     slots: tuple[MemRefType, ...]
-    args: tuple[TensorType, ...]
-    results: tuple[TensorType, ...]
+    args: tuple[Value, ...]
+    results: tuple[Value, ...]
     slot_names: tuple[str | None, ...] = ()
     arg_names: tuple[str | None, ...] = ()
     result_names: tuple[str | None, ...] = ()
@@ -222,7 +223,10 @@ class Program:
     def entry(self, entry: str) -> _Entry:
         """What `run` needs to know of `entry`, read from its types once."""
         if (known := self._entries.get(entry)) is None:
-            signature = self._signature(entry)
+            try:
+                signature = self._signature(entry)
+            except OpError as error:  # a dynamic shape
+                raise self.located(error) from None
             order = tuple(
                 isinstance(type, MemRefType)
                 for type in self.function(entry).function_type.inputs
@@ -238,7 +242,7 @@ class Program:
     def _signature(self, entry: str) -> Signature:
         function = self.function(entry)
         slots: list[MemRefType] = []
-        args: list[TensorType] = []
+        args: list[Value] = []
         slot_names: list[str | None] = []
         arg_names: list[str | None] = []
         for i, (type, value) in enumerate(
@@ -247,22 +251,25 @@ class Program:
             if isinstance(type, MemRefType):
                 slots.append(type)
                 slot_names.append(value.name_hint)
-            elif isinstance(type, TensorType):
+            elif is_value_type(type):
                 args.append(type)
                 arg_names.append(value.name_hint)
             else:
                 raise self.error(
                     self.filename,
-                    f"argument {i} of @{entry} is {type}: only tensors and memrefs "
-                    f"can be passed to an entry function",
+                    f"argument {i} of @{entry} is {type}: only tensors, memrefs and "
+                    f"f32, i32 or i1 scalars can be passed to an entry function",
                 )
-        results: list[TensorType] = []
+        for i, type in enumerate(function.function_type.inputs):
+            _check_static(f"argument {i}", type, function)
+        results: list[Value] = []
         for i, type in enumerate(function.function_type.outputs):
-            if not isinstance(type, TensorType):
+            _check_static(f"result {i}", type, function)
+            if not is_value_type(type):
                 raise self.error(
                     self.filename,
                     f"result {i} of @{entry} is {type}: an entry function can "
-                    f"only return tensors",
+                    f"only return tensors and f32, i32 or i1 scalars",
                 )
             results.append(type)
         terminator = function.body.block.last_op
@@ -316,19 +323,34 @@ class Program:
         else:
             slot_values = self.inputs("slot", known.slots, slots, signature.slot_names)
         arg_values = self.inputs("arg", known.args, args, signature.arg_names)
-        slot_order, arg_order = iter(slot_values), iter(arg_values)
+        slot_order, iree = iter(slot_values), backend == "iree"
+        # a scalar argument is a NumPy scalar, or a Python number for IREE
+        arg_order = (
+            value
+            if isinstance(type, TensorType)
+            else value.item()
+            if iree
+            else value[()]
+            for value, type in zip(arg_values, signature.args, strict=True)
+        )
         arguments = [
             next(slot_order) if is_slot else next(arg_order) for is_slot in known.order
         ]
-        if backend == "iree":
+        if iree:
             values = self.run_compiled(entry, arguments)
             count = len(signature.results)
+            results = [
+                np.asarray(value, layout.dtype)  # IREE gives a scalar as a float
+                for value, layout in zip(
+                    values[:count], map(_Layout.of, signature.results), strict=True
+                )
+            ]
             if not in_place:
-                return _result(signature, values[:count], values[count:])
+                return _result(signature, results, values[count:])
             # IREE returns new arrays: written through to the caller's
             for slot, final in zip(slot_values, values[count:], strict=True):
                 np.copyto(slot, final)
-            return _result(signature, values[:count], slot_values)
+            return _result(signature, results, slot_values)
         try:
             if deterministic is None:
                 deterministic = determinism.from_environment()
@@ -477,6 +499,13 @@ class Program:
         return array
 
 
+def _check_static(what: str, type: Attribute, function: FuncOp) -> None:
+    """An error at `function` for an argument or result of dynamic shape."""
+    shape = type.get_shape() if isinstance(type, TensorType | MemRefType) else ()
+    if min(shape, default=0) < 0:
+        raise OpError(function, f"{what} is {type}: dynamic shapes are not supported")
+
+
 def _check_disjoint(
     arrays: Sequence[np.ndarray], error: Callable[[str, str], GradoptError]
 ) -> None:
@@ -518,14 +547,14 @@ class _Layout(NamedTuple):
     """What an input of `type` must be as a NumPy array, read from the type
     once (xDSL's accessors cost microseconds a call)."""
 
-    type: MemRefType | TensorType
+    type: MemRefType | Value
     dtype: np.dtype
     shape: tuple[int, ...]
 
     @staticmethod
-    def of(type: MemRefType | TensorType) -> _Layout:
-        dtype = np.dtype(dtype_of(type.get_element_type()))
-        return _Layout(type, dtype, tuple(type.get_shape()))
+    def of(type: MemRefType | Value) -> _Layout:
+        element, shape = layout_of(type)
+        return _Layout(type, np.dtype(dtype_of(element)), shape)
 
     def mismatch(self, array: np.ndarray) -> str | None:
         """Why `array` is not exactly of this layout (its dtype and shape), or
@@ -548,7 +577,7 @@ class _Entry(NamedTuple):
     order: tuple[bool, ...]
 
 
-def input_mismatch(type: MemRefType | TensorType, array: np.ndarray) -> str | None:
+def input_mismatch(type: MemRefType | Value, array: np.ndarray) -> str | None:
     """Why `array` is not exactly of `type` (its dtype and shape), or None;
     for `grad-run`, whose `.npy` inputs must match (SPEC §7) where the API
     converts."""

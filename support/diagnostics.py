@@ -11,15 +11,22 @@ from __future__ import annotations
 
 import difflib
 import re
+import struct
 import sys
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import AttributeInvT, Operation, SSAValue, TypeAttribute
-from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    FileLineColLoc,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+)
+from xdsl.ir import Attribute, AttributeInvT, Operation, SSAValue, TypeAttribute
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.parser.generic_parser import ParserState
 from xdsl.utils.exceptions import ParseError
@@ -104,6 +111,19 @@ class _LinearLexer(MLIRLexer):
     )
 
 
+class _HexElement(Parser._TensorLiteralElement):
+    """A hexadecimal tensor literal element: the bits of a float element."""
+
+    def to_type(self, parser: AttrParser, type: Attribute) -> object:
+        if isinstance(type, AnyFloat) and not self.is_negative:
+            bits = int(self.value)
+            width = type.bitwidth
+            if bits < 1 << width:
+                code = {16: "e", 32: "f", 64: "d"}[width]
+                return struct.unpack(code, bits.to_bytes(width // 8, "little"))[0]
+        return super().to_type(parser, type)  # pyright: ignore[reportArgumentType]
+
+
 class LocatedParser(Parser):
     """A parser that records each op's source position as its location (and
     lexes with `_LinearLexer`).
@@ -145,6 +165,16 @@ class LocatedParser(Parser):
         else:  # xDSL has no public way to resume at a position
             self._resume_from(match.end())  # pyright: ignore[reportPrivateUsage]
         return known
+
+    def _parse_tensor_literal_element(self) -> Parser._TensorLiteralElement:
+        """xDSL's, but a hexadecimal integer (`dense<0xFF800000> :
+        tensor<f32>`, as MLIR and IREE print -inf) stands for the bits of a
+        float element, as in MLIR, where xDSL reads it as a number."""
+        element = super()._parse_tensor_literal_element()
+        text = element.span.text.lstrip("-")
+        if isinstance(element.value, int) and text[:2] in ("0x", "0X"):
+            return _HexElement(element.is_negative, element.value, element.span)
+        return element
 
     def at_end(self) -> bool:
         """Whether nothing but whitespace and comments is left."""

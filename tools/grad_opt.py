@@ -16,7 +16,7 @@ import dataclasses
 import os
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
 from importlib.metadata import version
@@ -24,7 +24,7 @@ from io import BytesIO, StringIO
 from typing import IO, TypeVar
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Dialect, Operation
 from xdsl.passes import ModulePass
 from xdsl.universe import Universe
 from xdsl.utils.diagnostic import Diagnostic
@@ -33,6 +33,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from gradopt.dialect.errors import OpError, without_op_name
 from gradopt.dialect.hints import MISSING_OPS
+from gradopt.dialect.upstream import DIALECTS as UPSTREAM_DIALECTS
 from gradopt.dialect.verifier import verify_module
 from gradopt.passes.universe import GRADOPT_UNIVERSE
 from gradopt.support import environment, files
@@ -46,6 +47,15 @@ from gradopt.support.diagnostics import (
 from gradopt.tools.pipeline import check_pipeline
 
 SPLIT_MARKER = "// -----"
+
+EXTENDED_DIALECTS: dict[str, Callable[[], Dialect]] = {
+    name: factory
+    for name, factory in UPSTREAM_DIALECTS.items()
+    if name not in GRADOPT_UNIVERSE.all_dialects
+}
+"""xDSL's `arith`, `tensor`, `linalg` and `math` with the ops gradopt adds
+(SPEC §10.5), which `grad-opt` loads in place of xDSL's; not part of the
+entry point, so that plain `xdsl-opt` keeps xDSL's own."""
 T = TypeVar("T")
 
 
@@ -70,14 +80,16 @@ def installed_universes() -> Universe:
 def universe() -> Universe:
     """The installed universes' dialects, passes and targets, and gradopt's
     that they lack (as when its entry point is not installed, or a test adds
-    a pass to `GRADOPT_UNIVERSE`: read anew each time, unlike the scan)."""
+    a pass to `GRADOPT_UNIVERSE`: read anew each time, unlike the scan);
+    the upstream dialects as gradopt extends them (`EXTENDED_DIALECTS`)."""
     installed = installed_universes()
 
     def added(found: dict[str, T], ours: dict[str, T]) -> dict[str, T]:
         return found | {name: f for name, f in ours.items() if name not in found}
 
+    dialects = added(installed.all_dialects, GRADOPT_UNIVERSE.all_dialects)
     return Universe(
-        all_dialects=added(installed.all_dialects, GRADOPT_UNIVERSE.all_dialects),
+        all_dialects=dialects | EXTENDED_DIALECTS,
         all_passes=added(installed.all_passes, GRADOPT_UNIVERSE.all_passes),
         all_targets=added(installed.all_targets, GRADOPT_UNIVERSE.all_targets),
     )

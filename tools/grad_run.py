@@ -19,8 +19,9 @@ from typing import NoReturn, TextIO
 
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, TensorType
+from xdsl.ir import Attribute
 
-from gradopt.dialect.types import dtype_of
+from gradopt.dialect.types import Value, dtype_of, layout_of
 from gradopt.runtime.program import (
     BACKENDS,
     GradoptError,
@@ -165,11 +166,11 @@ def _scalar(text: str) -> object:
     return float(text)
 
 
-def _array(spec: str, type: MemRefType | TensorType) -> np.ndarray:
+def _array(spec: str, type: MemRefType | Value) -> np.ndarray:
     """The value that `spec` gives for `type`; raises `ValueError` or `OSError`.
     A `.npy` file's data is returned as it is (`_inputs` checks its type)."""
-    dtype = dtype_of(type.get_element_type())
-    shape = tuple(type.get_shape())
+    element, shape = layout_of(type)
+    dtype = dtype_of(element)
     convert = _CONVERT[dtype]
     if spec == "zeros":
         return zeros_of(type)
@@ -206,7 +207,7 @@ def _inputs(
     program: Program,
     kind: str,
     given: Sequence[tuple[int, str]],
-    types: Sequence[MemRefType | TensorType],
+    types: Sequence[MemRefType | Value],
 ) -> dict[int, np.ndarray]:
     """The arrays of the `--slot` or `--arg` options, by index; their shapes
     and dtypes are checked by `Program.run`."""
@@ -249,6 +250,12 @@ def format_value(array: np.ndarray) -> str:
     return f"dense<{element(array[()]) if array.ndim == 0 else nested(array)}>"
 
 
+def _formatted(value: np.ndarray, type: Attribute) -> str:
+    """`dense<...>` for a tensor, the bare number for a scalar (`f32`)."""
+    text = format_value(value)
+    return text if isinstance(type, TensorType) else text[len("dense<") : -1]
+
+
 def _write(path: str, arrays: Mapping[str, np.ndarray]) -> None:
     """Write an .npz atomically (`files.write_atomically`: a failure leaves no
     file, or the old one; a device or FIFO is written in place), every array
@@ -278,7 +285,7 @@ def _run(text: str, options: argparse.Namespace) -> str:
     if options.quiet:
         return ""
     lines = [
-        f"result {i} = {format_value(value)} : {type}"
+        f"result {i} = {_formatted(value, type)} : {type}"
         for i, (value, type) in enumerate(
             zip(result.results, signature.results, strict=True)
         )

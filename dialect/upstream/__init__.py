@@ -1,0 +1,78 @@
+"""The upstream dialects as gradopt reads them (SPEC §10.5): xDSL's `arith`,
+`math`, `tensor` and `linalg` with the ops of SPEC §10.2 that xDSL 0.74
+lacks or refuses, and IREE's `util` function ops.
+
+The extended dialects are new `Dialect` objects holding xDSL's op classes
+plus gradopt's; xDSL's own dialect objects are left as they are, so that
+other users of xDSL (plain `xdsl-opt`, other plugins) see xDSL's dialects
+unchanged. gradopt's context and `grad-opt` load these instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from functools import cache
+from types import MappingProxyType
+
+from xdsl.ir import Dialect, Operation
+
+
+def _extended(base: Dialect, ops: tuple[type[Operation], ...]) -> Dialect:
+    """`base` with `ops` added, each replacing the op of `base` of its name."""
+    names = {op.name for op in ops}
+    kept = [op for op in base.operations if op.name not in names]
+    return Dialect(base.name, [*kept, *ops], list(base.attributes))
+
+
+@cache
+def arith() -> Dialect:
+    from xdsl.dialects.arith import Arith
+
+    from gradopt.dialect.upstream.arith import RemfOp
+
+    return _extended(Arith, (RemfOp,))
+
+
+@cache
+def math() -> Dialect:
+    from xdsl.dialects.math import Math
+
+    return Math
+
+
+@cache
+def tensor() -> Dialect:
+    from xdsl.dialects.tensor import Tensor
+
+    from gradopt.dialect.upstream.tensor import ExpandShapeOp
+
+    return _extended(Tensor, (ExpandShapeOp,))
+
+
+@cache
+def linalg() -> Dialect:
+    from xdsl.dialects.linalg import Linalg
+
+    from gradopt.dialect.upstream.linalg import OPS
+
+    return _extended(Linalg, OPS)
+
+
+@cache
+def util() -> Dialect:
+    from gradopt.dialect.upstream.util import Util
+
+    return Util
+
+
+DIALECTS: Mapping[str, Callable[[], Dialect]] = MappingProxyType(
+    {
+        "arith": arith,
+        "math": math,
+        "tensor": tensor,
+        "linalg": linalg,
+        "util": util,
+    }
+)
+"""Each upstream dialect's factory, loaded lazily by name (importing xDSL's
+`linalg` costs a tenth of a second)."""

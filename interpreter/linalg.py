@@ -1,0 +1,586 @@
+"""`linalg` on tensors run as whole-array NumPy expressions (SPEC §10.4).
+
+A structured op (`linalg.generic`, and every named op through its indexing
+maps and hidden body) is compiled once, when its function is planned, into a
+function of its operand arrays:
+
+- Each operand is seen in the op's iteration space (one axis per loop) with
+  no copy: a projected permutation map (`(d0, d1, d2) -> (d2, 0)`) is a
+  transpose, an index and new size-1 axes to broadcast over; any other map
+  whose results are sums of `c * d_i` and constants (a window,
+  `d1 * 2 + d4`; a reversal, `4 - d0`) is a strided view of the operand,
+  checked once to stay inside it.
+- The body runs once, on those whole arrays: each `arith`/`math` op is its
+  NumPy function (`interpreter.scalar`), `linalg.index` is an index array
+  along its loop, `tensor.extract` a gather by index arrays.
+- A parallel result is the yielded array, transposed to the output's layout.
+  A reduction result must be `acc = op(acc, e)` for a combining op (`addf`,
+  `maximumf`, ...) and an `e` that does not read `acc`: `e` over the whole
+  iteration space, made C-contiguous, reduced by one NumPy reduction over
+  the reduction loops, then combined with the init. A contraction
+  (`acc + a * b`, as `matmul` and the convolutions are) is one `np.matmul` of
+  the operands laid out as (batch, rows, inner) and (batch, inner, columns),
+  as `grad.dot` computes it.
+
+Nothing loops over elements in Python. What cannot be done this way (a map
+with `mod` or `floordiv`, a reduction body of another form, a dynamic shape)
+is a located error naming the op, when the function is planned.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import ShapedType, f32
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.dialects.linalg.ops import IndexOp, YieldOp
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+)
+
+from gradopt.autodiff.paths import captured
+from gradopt.dialect.errors import OpError
+from gradopt.interpreter.scalar import REDUCTIONS, constant, dtype_of, function_of
+
+Kernel = Callable[..., object]
+
+
+# --- operands in the iteration space -----------------------------------------
+
+
+@dataclass(frozen=True)
+class _Linear:
+    """One map result as `constant + sum(coefficients[d] * d)`."""
+
+    coefficients: dict[int, int]
+    constant: int
+
+
+def _linear(op: Operation, expr: AffineExpr, map: AffineMap) -> _Linear:
+    """`expr` as a linear form of the dims, or an error naming the map."""
+    if isinstance(expr, AffineDimExpr):
+        return _Linear({expr.position: 1}, 0)
+    if isinstance(expr, AffineConstantExpr):
+        return _Linear({}, expr.value)
+    if isinstance(expr, AffineBinaryOpExpr):
+        lhs, rhs = _linear(op, expr.lhs, map), _linear(op, expr.rhs, map)
+        if expr.kind == AffineBinaryOpKind.Add:
+            dims = dict(lhs.coefficients)
+            for d, c in rhs.coefficients.items():
+                dims[d] = dims.get(d, 0) + c
+            return _Linear(dims, lhs.constant + rhs.constant)
+        if expr.kind == AffineBinaryOpKind.Mul and not (
+            lhs.coefficients and rhs.coefficients
+        ):
+            factor, form = (lhs, rhs) if not lhs.coefficients else (rhs, lhs)
+            scale = factor.constant
+            return _Linear(
+                {d: c * scale for d, c in form.coefficients.items()},
+                form.constant * scale,
+            )
+    raise OpError(
+        op,
+        f"cannot be run: its indexing map {map} is not a projected permutation "
+        f"nor a sum of dims times constants",
+    )
+
+
+def _is_projection(forms: Sequence[_Linear]) -> bool:
+    """Each result a distinct dim, or a constant."""
+    dims = [d for f in forms for d in f.coefficients]
+    return len(dims) == len(set(dims)) and all(
+        (not f.coefficients and f.constant >= 0)
+        or (f.constant == 0 and list(f.coefficients.values()) == [1])
+        for f in forms
+    )
+
+
+def _viewer(
+    op: Operation, map: AffineMap, loops: Sequence[int], shape: Sequence[int] | None
+) -> Callable[[np.ndarray], np.ndarray]:
+    """The function that sees an operand of `shape`, read through `map`, in
+    the iteration space of `loops` (axes of size 1 for the loops it does not
+    depend on); a scalar operand (no shape) is seen as it is."""
+    if shape is None:
+        return lambda value: value
+    forms = [_linear(op, r, map) for r in map.results]
+    count = len(loops)
+    if _is_projection(forms):
+        index = tuple(f.constant if not f.coefficients else slice(None) for f in forms)
+        dims = [next(iter(f.coefficients)) for f in forms if f.coefficients]
+        order = tuple(np.argsort(dims))
+        expanded = [1] * count
+        for d in dims:
+            expanded[d] = loops[d]
+        identity = index == (slice(None),) * len(forms) and dims == list(range(count))
+        if identity:
+            return lambda array: array
+        return lambda array: np.asarray(array)[index].transpose(order).reshape(expanded)
+    for axis, (form, size) in enumerate(zip(forms, shape, strict=True)):
+        low = form.constant + sum(
+            min(0, c * (loops[d] - 1)) for d, c in form.coefficients.items()
+        )
+        high = form.constant + sum(
+            max(0, c * (loops[d] - 1)) for d, c in form.coefficients.items()
+        )
+        if math.prod(loops) and not 0 <= low <= high < size:
+            raise OpError(
+                op,
+                f"reads operand dim {axis} of size {size} at {low}..{high} "
+                f"through {map}",
+            )
+    read = {d for f in forms for d in f.coefficients}
+    view_shape = tuple(n if d in read else 1 for d, n in enumerate(loops))
+
+    def view(array: np.ndarray) -> np.ndarray:
+        array = np.asarray(array)
+        if not array.size:
+            return np.zeros(view_shape, array.dtype)
+        strides = [0] * count
+        for form, stride in zip(forms, array.strides, strict=True):
+            for d, c in form.coefficients.items():
+                strides[d] += c * stride
+        base = array[tuple(slice(f.constant, f.constant + 1) for f in forms)]
+        return as_strided(base, view_shape, strides, writeable=False)
+
+    return view
+
+
+# --- the body ------------------------------------------------------------------
+
+
+Env = dict[SSAValue, object]
+
+
+def _body_program(
+    op: Operation, block: Block, loops: Sequence[int], skip: set[Operation]
+) -> Callable[[Env], None]:
+    """A function that runs the body's ops (but those in `skip`) on whole
+    arrays, adding each result to the environment."""
+    steps: list[Callable[[Env], None]] = []
+    count = len(loops)
+    for inner in block.ops:
+        if inner in skip or isinstance(inner, YieldOp):
+            continue
+        steps.append(_body_step(op, inner, loops, count))
+
+    def run(env: Env) -> None:
+        for step in steps:
+            step(env)
+
+    return run
+
+
+def _body_step(
+    op: Operation, inner: Operation, loops: Sequence[int], count: int
+) -> Callable[[Env], None]:
+    result = inner.results[0] if len(inner.results) == 1 else None
+    if result is None:
+        raise OpError(inner, "cannot be run in a linalg body: it has no single result")
+    if isinstance(inner, IndexOp):
+        dim = inner.dim.value.data
+        shape = [1] * count
+        shape[dim] = loops[dim]
+        indices = np.arange(loops[dim], dtype=np.int64).reshape(shape)
+        indices.flags.writeable = False
+
+        def index(env: Env) -> None:
+            env[result] = indices
+
+        return index
+    if isinstance(inner, arith.ConstantOp):
+        value = constant(inner)
+
+        def literal(env: Env) -> None:
+            env[result] = value
+
+        return literal
+    if isinstance(inner, tensor.ExtractOp):
+        source, indices = inner.tensor, tuple(inner.indices)
+        shape = _shape(source)
+
+        def gather(env: Env) -> None:
+            at = tuple(env[i] for i in indices)
+            for axis, (where, size) in enumerate(zip(at, shape, strict=True)):
+                if np.any(np.less(where, 0)) or np.any(np.greater_equal(where, size)):
+                    raise OpError(
+                        inner,
+                        f"reads index {int(np.max(where))} of dim {axis}, of size "
+                        f"{size}",
+                        at_run_time=True,
+                    )
+            env[result] = np.asarray(env[source])[at]
+
+        return gather
+    function = function_of(inner)
+    if function is None:
+        raise OpError(op, f"cannot be run: its body holds '{inner.name}'")
+    operands = tuple(inner.operands)
+
+    def apply(env: Env) -> None:
+        env[result] = function(*(env[v] for v in operands))
+
+    return apply
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    type = value.type
+    assert isinstance(type, ShapedType)
+    return tuple(type.get_shape())
+
+
+def _depends_on(value: SSAValue, argument: BlockArgument, block: Block) -> bool:
+    """Whether `value` is computed from `argument` inside `block`."""
+    todo, seen = [value], set[SSAValue]()
+    while todo:
+        v = todo.pop()
+        if v is argument:
+            return True
+        if v in seen:
+            continue
+        seen.add(v)
+        owner = v.owner
+        if isinstance(owner, Operation) and owner.parent_block() is block:
+            todo.extend(owner.operands)
+    return False
+
+
+# --- results -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Reduction:
+    """Result `j` = `combine(init, reduce(e))`."""
+
+    combine: Kernel
+    reduce: Callable[[np.ndarray, tuple[int, ...]], np.ndarray]
+    operand: SSAValue
+    op: Operation
+
+
+def _reduction_of(
+    op: Operation, block: Block, value: SSAValue, accumulator: BlockArgument
+) -> _Reduction | None:
+    """How a reduction body yields `value` from its accumulator, or None when
+    `value` is the accumulator itself (the init passes through)."""
+    if value is accumulator:
+        return None
+    owner = value.owner
+    reduce = REDUCTIONS.get(type(owner)) if isinstance(owner, Operation) else None
+    if isinstance(owner, Operation) and reduce is not None:
+        lhs, rhs = owner.operands
+        other = rhs if lhs is accumulator else lhs if rhs is accumulator else None
+        if other is not None and not _depends_on(other, accumulator, block):
+            combine = function_of(owner)
+            assert combine is not None
+            return _Reduction(combine, reduce, other, owner)
+    raise OpError(
+        op,
+        "cannot be run: a reduction must yield 'op(acc, e)' for a combining op "
+        "(arith.addf, mulf, maximumf, minimumf, maxnumf, minnumf, addi, muli, "
+        "maxsi, minsi, andi, ori, xori) and an 'e' that does not read 'acc'",
+    )
+
+
+def _contraction_of(
+    block: Block, reduction: _Reduction, inputs: int
+) -> tuple[int, int] | None:
+    """The positions of inputs `a` and `b` of a body `acc + a * b` (f32),
+    which runs as a matrix product."""
+    if not isinstance(reduction.op, arith.AddfOp):
+        return None
+    product = reduction.operand.owner
+    if not isinstance(product, arith.MulfOp) or product.parent_block() is not block:
+        return None
+    lhs, rhs = product.operands
+    positions = [
+        v.index
+        for v in (lhs, rhs)
+        if isinstance(v, BlockArgument) and v.block is block and v.index < inputs
+    ]
+    if len(positions) != 2 or positions[0] == positions[1]:
+        return None
+    if any(block.args[i].type != f32 for i in positions):
+        return None
+    return positions[0], positions[1]
+
+
+def _contract(
+    a: np.ndarray,
+    b: np.ndarray,
+    dims_a: Sequence[int],
+    dims_b: Sequence[int],
+    parallel: Sequence[int],
+    loops: Sequence[int],
+) -> np.ndarray:
+    """sum over the dims not in `parallel` of a * b, each operand given over
+    its own dims (in increasing order); the result over `parallel`, in
+    increasing order, broadcast where neither operand has a dim."""
+    set_a, set_b, set_out = set(dims_a), set(dims_b), set(parallel)
+    batch = [d for d in parallel if d in set_a and d in set_b]
+    rows = [d for d in parallel if d in set_a and d not in set_b]
+    columns = [d for d in parallel if d in set_b and d not in set_a]
+    inner = [d for d in dims_a if d in set_b and d not in set_out]
+    only_a = [d for d in dims_a if d not in set_b and d not in set_out]
+    only_b = [d for d in dims_b if d not in set_a and d not in set_out]
+    if only_a:
+        a = np.add.reduce(
+            np.ascontiguousarray(a), tuple(dims_a.index(d) for d in only_a), a.dtype
+        )
+        dims_a = [d for d in dims_a if d not in only_a]
+    if only_b:
+        b = np.add.reduce(
+            np.ascontiguousarray(b), tuple(dims_b.index(d) for d in only_b), b.dtype
+        )
+        dims_b = [d for d in dims_b if d not in only_b]
+
+    def size(dims: Sequence[int]) -> int:
+        return math.prod(loops[d] for d in dims)
+
+    left = np.transpose(a, [dims_a.index(d) for d in (*batch, *rows, *inner)])
+    right = np.transpose(b, [dims_b.index(d) for d in (*batch, *inner, *columns)])
+    left = np.ascontiguousarray(left).reshape(size(batch), size(rows), size(inner))
+    right = np.ascontiguousarray(right).reshape(size(batch), size(inner), size(columns))
+    # a single product as `grad.dot` computes it: one 2-D matmul
+    product = np.matmul(left, right) if batch else np.matmul(left[0], right[0])
+    order = [*batch, *rows, *columns]
+    product = product.reshape([loops[d] for d in order])
+    product = np.transpose(product, [order.index(d) for d in sorted(order)])
+    shape = [loops[d] if d in order else 1 for d in parallel]
+    return product.reshape(shape)
+
+
+# --- the kernel ----------------------------------------------------------------
+
+
+def _loop_ranges(op: LinalgStructuredOperation) -> tuple[int, ...]:
+    for operand in op.operands:
+        type = operand.type
+        if isinstance(type, ShapedType) and any(d < 0 for d in type.get_shape()):
+            raise OpError(op, "cannot be run: dynamic shapes are not supported")
+    try:
+        return tuple(op.get_static_loop_ranges())
+    except (NotImplementedError, ValueError, IndexError):
+        raise OpError(
+            op, "cannot be run: its loop ranges cannot be read off its operands"
+        ) from None
+
+
+def structured_kernel(op: LinalgStructuredOperation) -> tuple[Kernel, list[SSAValue]]:
+    """The kernel of a structured op on tensors, and the values it takes: the
+    inputs, the outputs, then the outer values its body reads."""
+    if not op.res:
+        raise OpError(op, "cannot be run: only linalg on tensors runs, not on memrefs")
+    maps = [m.data for m in op.get_indexing_maps()]
+    loops = _loop_ranges(op)
+    reductions = tuple(
+        d
+        for d, kind in enumerate(op.get_iterator_types())
+        if kind.data == IteratorType.REDUCTION
+    )
+    block = op.body.block
+    inputs, operands = len(op.inputs), [*op.inputs, *op.outputs]
+    viewers = [
+        _viewer(op, m, loops, _shape(v) if isinstance(v.type, ShapedType) else None)
+        for m, v in zip(maps, operands, strict=True)
+    ]
+    terminator = block.last_op
+    assert terminator is not None
+    results = [
+        _result(op, j, value, maps, loops, reductions, inputs, viewers)
+        for j, value in enumerate(terminator.operands)
+    ]
+    skip = {o for r in results for o in r.skipped}
+    body = _body_program(op, block, loops, skip)
+    views = [(a, viewers[a.index]) for a in block.args if a.uses]
+    outer = captured(op)
+    count = len(operands)
+
+    def kernel(*values: object) -> object:
+        env: Env = {arg: view(values[arg.index]) for arg, view in views}
+        env.update(zip(outer, values[count:], strict=True))
+        body(env)
+        computed = [r.compute(values, env) for r in results]
+        return computed[0] if len(computed) == 1 else tuple(computed)
+
+    return kernel, [*operands, *outer]
+
+
+@dataclass(frozen=True)
+class _Result:
+    """How result `index` of a structured op is computed from the operand
+    values and the body's arrays."""
+
+    index: int
+    yielded: SSAValue
+    loops: tuple[int, ...]
+    reductions: tuple[int, ...]
+    layout: tuple[int, ...]
+    """The output's axes as positions among the parallel loops."""
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    init: int
+    reduction: _Reduction | None
+    direct: Callable[[Sequence[object]], np.ndarray] | None
+    """Computes the reduced value, over the parallel loops in order, from the
+    operands alone: a contraction, or a reduction of an input as it is."""
+    skipped: tuple[Operation, ...]
+
+    def compute(self, values: Sequence[object], env: Env) -> np.ndarray:
+        reduction = self.reduction
+        if self.direct is not None:
+            total = self.direct(values)
+        elif reduction is not None:
+            e = np.broadcast_to(env[reduction.operand], self.loops)
+            total = reduction.reduce(np.ascontiguousarray(e), self.reductions)
+        elif self.reductions:  # the init passes through
+            return np.asarray(values[self.init])
+        else:
+            total = np.broadcast_to(env[self.yielded], self.loops)
+        parallel = [n for d, n in enumerate(self.loops) if d not in self.reductions]
+        total = np.transpose(np.reshape(total, parallel), self.layout)
+        if reduction is not None:
+            total = reduction.combine(np.asarray(values[self.init]), total)
+        result = np.asarray(total)
+        if result.dtype != self.dtype:
+            result = result.astype(self.dtype)
+        return result.reshape(self.shape) if result.shape != self.shape else result
+
+
+def _result(
+    op: LinalgStructuredOperation,
+    index: int,
+    value: SSAValue,
+    maps: Sequence[AffineMap],
+    loops: tuple[int, ...],
+    reductions: tuple[int, ...],
+    inputs: int,
+    viewers: Sequence[Callable[[np.ndarray], np.ndarray]],
+) -> _Result:
+    """How result `index`, yielded as `value`, is computed; an `OpError` for a
+    form this module does not run."""
+    parallel = [d for d in range(len(loops)) if d not in reductions]
+    out_map = maps[inputs + index]
+    forms = [_linear(op, r, out_map) for r in out_map.results]
+    dims = [next(iter(f.coefficients)) for f in forms if len(f.coefficients) == 1]
+    if len(dims) != len(forms) or sorted(dims) != parallel:
+        raise OpError(
+            op,
+            f"cannot be run: output map {out_map} is not a permutation of the "
+            "parallel loops",
+        )
+    block = op.body.block
+    reduction = direct = None
+    skipped: tuple[Operation, ...] = ()
+    if reductions:
+        reduction = _reduction_of(op, block, value, block.args[inputs + index])
+    if reduction is not None:
+        skipped = (reduction.op,)
+        found = _contraction_of(block, reduction, inputs)
+        if found is not None:
+            direct = _contraction(op, found, maps, viewers, parallel, loops)
+            product = reduction.operand.owner
+            assert isinstance(product, Operation)
+            skipped += (product,)
+        else:
+            direct = _direct_reduction(op, reduction, maps, inputs, reductions)
+    type = op.res[index].type
+    return _Result(
+        index,
+        value,
+        loops,
+        reductions,
+        tuple(parallel.index(d) for d in dims),
+        _shape(op.res[index]),
+        dtype_of(type, op),
+        inputs + index,
+        reduction,
+        direct,
+        skipped,
+    )
+
+
+def _contraction(
+    op: LinalgStructuredOperation,
+    operands: tuple[int, int],
+    maps: Sequence[AffineMap],
+    viewers: Sequence[Callable[[np.ndarray], np.ndarray]],
+    parallel: Sequence[int],
+    loops: Sequence[int],
+) -> Callable[[Sequence[object]], np.ndarray]:
+    """The matrix product of inputs `operands` (`acc + a * b`)."""
+    dims = [
+        sorted(d for r in maps[k].results for d in _linear(op, r, maps[k]).coefficients)
+        for k in operands
+    ]
+
+    def contract(values: Sequence[object]) -> np.ndarray:
+        a, b = (
+            _squeezed(viewers[k](np.asarray(values[k])), d)
+            for k, d in zip(operands, dims, strict=True)
+        )
+        return _contract(a, b, dims[0], dims[1], parallel, loops)
+
+    return contract
+
+
+def _direct_reduction(
+    op: LinalgStructuredOperation,
+    reduction: _Reduction,
+    maps: Sequence[AffineMap],
+    inputs: int,
+    reductions: tuple[int, ...],
+) -> Callable[[Sequence[object]], np.ndarray] | None:
+    """For a body that reduces an input as it is (`acc + x`) through a
+    permutation: that input reduced over its own axes, C-contiguous in its
+    own layout, as `grad.reduce` reduces it (so `jnp.sum(x, 0)` as IREE
+    writes it, reduction loops last, has the bits of `grad.reduce add x
+    [0]`). None for any other body."""
+    value = reduction.operand
+    block = op.body.block
+    if not isinstance(value, BlockArgument) or value.block is not block:
+        return None
+    if value.index >= inputs:
+        return None
+    map = maps[value.index]
+    forms = [_linear(op, r, map) for r in map.results]
+    if not all(f.constant == 0 and list(f.coefficients.values()) == [1] for f in forms):
+        return None
+    dims = [next(iter(f.coefficients)) for f in forms]
+    if sorted(dims) != list(range(map.num_dims)):
+        return None
+    axes = tuple(dims.index(d) for d in reductions)
+    order = tuple(np.argsort([d for d in dims if d not in reductions]))
+    reduce, position = reduction.reduce, value.index
+    return lambda values: np.transpose(
+        reduce(np.ascontiguousarray(values[position]), axes), order
+    )
+
+
+def _summed(
+    array: np.ndarray, dims: Sequence[int], summed: Sequence[int]
+) -> tuple[np.ndarray, list[int]]:
+    """`array` (over `dims`) summed over `summed`, which only it reads."""
+    if not summed:
+        return array, list(dims)
+    axes = tuple(dims.index(d) for d in summed)
+    total = np.add.reduce(np.ascontiguousarray(array), axes, array.dtype)
+    return total, [d for d in dims if d not in summed]
+
+
+def _squeezed(view: np.ndarray, dims: Sequence[int]) -> np.ndarray:
+    """An operand's view over its own dims only (the size-1 axes of the loops
+    it does not read dropped)."""
+    return view.reshape([view.shape[d] for d in dims])

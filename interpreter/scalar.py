@@ -1,0 +1,483 @@
+"""The NumPy meaning of the `arith` and `math` ops (SPEC §10.4), for scalars
+and, elementwise, for tensors and for the whole-array bodies of
+`linalg.generic`.
+
+Each op is one function of its operand values, which may be NumPy scalars,
+Python ints (`index` values) or arrays that broadcast together. f32 values are
+computed in float32 by NumPy's own float32 functions, so an op computes the
+bits of the `grad` op of the same meaning (`arith.addf` is `grad.add`,
+`math.sqrt` is `grad.sqrt`, `math.rsqrt` is `grad.recip` of `grad.sqrt`).
+Integers wrap as two's complement; a zero divisor is a run-time error naming
+the op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BFloat16Type,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ShapedType,
+)
+from xdsl.ir import Attribute, Operation
+
+from gradopt.dialect.errors import OpError
+from gradopt.dialect.upstream.arith import RemfOp
+
+Function = Callable[..., object]
+"""An op's meaning: operand values to its result value."""
+
+
+def dtype_of(type: Attribute, op: Operation) -> np.dtype:
+    """The NumPy dtype of values of element or scalar type `type` (`index` is
+    int64); an error naming `op` for a type NumPy has no dtype for."""
+    if isinstance(type, ShapedType):
+        type = type.get_element_type()
+    if isinstance(type, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(type, IntegerType):
+        width = type.width.data
+        if width == 1:
+            return np.dtype(np.bool_)
+        if width in (8, 16, 32, 64):
+            return np.dtype(f"int{width}")
+    if isinstance(type, AnyFloat) and not isinstance(type, BFloat16Type):
+        return np.dtype(f"float{type.bitwidth}")
+    raise OpError(op, f"cannot run values of type {type}: NumPy has no such type")
+
+
+def _unsigned(value: object) -> np.ndarray:
+    array = np.asarray(value)
+    return array.view(f"uint{array.dtype.itemsize * 8}")
+
+
+def _signed_like(value: np.ndarray, like: object) -> object:
+    return value.view(np.asarray(like).dtype)[()]
+
+
+def _scalar(value: np.ndarray) -> object:
+    """A 0-d result as a NumPy scalar, as NumPy's ufuncs give for scalars."""
+    return value[()] if isinstance(value, np.ndarray) and not value.ndim else value
+
+
+# --- floats -----------------------------------------------------------------
+
+
+def maximumf(a: object, b: object) -> object:
+    """IEEE 754-2019 `maximum` (`arith.maximumf`): NaN if either is NaN, and
+    +0.0 for -0.0 and +0.0 (NumPy's `maximum` may give either zero)."""
+    result = np.maximum(a, b)
+    equal = np.equal(a, b)
+    if not np.any(equal):
+        return result
+    bits = np.bitwise_and(_unsigned(a), _unsigned(b))  # clears the sign of ±0
+    return _scalar(np.where(equal, _signed_like(bits, result), result))
+
+
+def minimumf(a: object, b: object) -> object:
+    """IEEE 754-2019 `minimum`: NaN if either is NaN, -0.0 for -0.0 and +0.0."""
+    result = np.minimum(a, b)
+    equal = np.equal(a, b)
+    if not np.any(equal):
+        return result
+    bits = np.bitwise_or(_unsigned(a), _unsigned(b))  # sets the sign of ±0
+    return _scalar(np.where(equal, _signed_like(bits, result), result))
+
+
+def _round(a: object) -> object:
+    """`math.round`: halfway cases away from zero (`np.round` rounds to even)."""
+    truncated = np.trunc(a)
+    away = np.abs(np.subtract(a, truncated)) >= 0.5  # exact: no rounding
+    return _scalar(np.where(away, truncated + np.sign(a), truncated))
+
+
+def _fma(a: object, b: object, c: object) -> object:
+    """`a * b + c` with the product exact (in float64, which holds a float32
+    product) and the sum rounded to float64 then float32."""
+    dtype = np.result_type(a, b, c)
+    if dtype == np.float64:
+        return np.add(np.multiply(a, b), c)
+    wide = np.add(np.multiply(a, b, dtype=np.float64), c, dtype=np.float64)
+    return wide.astype(dtype) if isinstance(wide, np.ndarray) else dtype.type(wide)
+
+
+_SERIES_TERMS = 60
+_SERIES_LIMIT = 2.5
+
+
+def erf(a: object) -> object:
+    """`math.erf`, which NumPy lacks: computed in float64 (its Taylor series
+    for |x| <= 2.5, the continued fraction of erfc beyond), then rounded to
+    the operand's type. Vectorized: a fixed number of whole-array steps."""
+    x = np.asarray(a, np.float64)
+    small = np.minimum(np.abs(x), _SERIES_LIMIT)
+    small = np.copysign(small, x)
+    square = small * small
+    term = small.copy()
+    total = small.copy()
+    for n in range(1, _SERIES_TERMS):
+        term = term * (-square) / n
+        total = total + term / (2 * n + 1)
+    series = total * (2 / np.sqrt(np.pi))
+    large = np.maximum(np.abs(x), _SERIES_LIMIT)
+    fraction = large.copy()
+    for k in range(_SERIES_TERMS, 0, -1):
+        fraction = large + (k / 2) / fraction
+    tail = np.exp(-large * large) / np.sqrt(np.pi) / fraction
+    result = np.where(np.abs(x) <= _SERIES_LIMIT, series, np.copysign(1.0 - tail, x))
+    result = np.where(np.isnan(x) | (x == 0), x, result)  # NaN, and ±0 kept
+    dtype = np.asarray(a).dtype
+    return _scalar(result.astype(dtype if dtype.kind == "f" else np.float64))
+
+
+def _rsqrt(a: object) -> object:
+    root = np.sqrt(a)
+    return np.divide(np.asarray(root).dtype.type(1), root)
+
+
+def _compare_float(predicate: str) -> Function:
+    """`arith.cmpf`'s predicates: ordered ones are false, unordered ones true,
+    when either operand is NaN."""
+
+    def unordered(a: object, b: object) -> object:
+        return np.logical_or(np.isnan(a), np.isnan(b))
+
+    table: dict[str, Function] = {
+        "false": lambda a, b: np.zeros(np.broadcast(a, b).shape, np.bool_)[()],
+        "oeq": np.equal,
+        "ogt": np.greater,
+        "oge": np.greater_equal,
+        "olt": np.less,
+        "ole": np.less_equal,
+        "one": lambda a, b: np.logical_and(
+            np.not_equal(a, b), np.logical_not(unordered(a, b))
+        ),
+        "ord": lambda a, b: np.logical_not(unordered(a, b)),
+        "ueq": lambda a, b: np.logical_or(np.equal(a, b), unordered(a, b)),
+        "ugt": lambda a, b: np.logical_not(np.less_equal(a, b)),
+        "uge": lambda a, b: np.logical_not(np.less(a, b)),
+        "ult": lambda a, b: np.logical_not(np.greater_equal(a, b)),
+        "ule": lambda a, b: np.logical_not(np.greater(a, b)),
+        "une": np.not_equal,
+        "uno": unordered,
+        "true": lambda a, b: np.ones(np.broadcast(a, b).shape, np.bool_)[()],
+    }
+    return table[predicate]
+
+
+_FLOAT_PREDICATES = [
+    "false",
+    "oeq",
+    "ogt",
+    "oge",
+    "olt",
+    "ole",
+    "one",
+    "ord",
+    "ueq",
+    "ugt",
+    "uge",
+    "ult",
+    "ule",
+    "une",
+    "uno",
+    "true",
+]
+_INTEGER_PREDICATES = [
+    "eq",
+    "ne",
+    "slt",
+    "sle",
+    "sgt",
+    "sge",
+    "ult",
+    "ule",
+    "ugt",
+    "uge",
+]
+
+
+def _compare_integer(predicate: str) -> Function:
+    signed: dict[str, Function] = {
+        "eq": np.equal,
+        "ne": np.not_equal,
+        "slt": np.less,
+        "sle": np.less_equal,
+        "sgt": np.greater,
+        "sge": np.greater_equal,
+    }
+    if predicate in signed:
+        return signed[predicate]
+    compare = signed["s" + predicate[1:]]
+    return lambda a, b: _scalar(compare(_unsigned(a), _unsigned(b)))
+
+
+# --- integers ---------------------------------------------------------------
+
+
+def _divisor(op: Operation, b: object) -> None:
+    if np.any(np.equal(b, 0)):
+        raise OpError(op, "divides by zero", at_run_time=True)
+
+
+def _truncating_division(op: Operation) -> Function:
+    """`arith.divsi`: rounds toward zero, as C."""
+
+    def divide(a: object, b: object) -> object:
+        _divisor(op, b)
+        quotient = np.floor_divide(a, b)
+        inexact = np.not_equal(np.remainder(a, b), 0)
+        return _scalar(
+            quotient + (inexact & np.not_equal(np.less(a, 0), np.less(b, 0)))
+        )
+
+    return divide
+
+
+def _remainder(op: Operation) -> Function:
+    """`arith.remsi`: the sign of the dividend, as C (`np.fmod`)."""
+
+    def remainder(a: object, b: object) -> object:
+        _divisor(op, b)
+        return np.fmod(a, b)
+
+    return remainder
+
+
+def _ceiling_division(op: Operation) -> Function:
+    def divide(a: object, b: object) -> object:
+        _divisor(op, b)
+        return np.negative(np.floor_divide(np.negative(a), b))
+
+    return divide
+
+
+def _floor_division(op: Operation) -> Function:
+    def divide(a: object, b: object) -> object:
+        _divisor(op, b)
+        return np.floor_divide(a, b)
+
+    return divide
+
+
+def _unsigned_binary(function: Function, op: Operation | None = None) -> Function:
+    def apply(a: object, b: object) -> object:
+        if op is not None:
+            _divisor(op, b)
+        return _signed_like(np.asarray(function(_unsigned(a), _unsigned(b))), a)
+
+    return apply
+
+
+_FLOAT_UNARY: dict[type[Operation], Function] = {
+    arith.NegfOp: np.negative,
+    math.AbsFOp: np.abs,
+    math.CeilOp: np.ceil,
+    math.FloorOp: np.floor,
+    math.TruncOp: np.trunc,
+    math.RoundEvenOp: np.rint,
+    math.RoundOp: _round,
+    math.ExpOp: np.exp,
+    math.Exp2Op: np.exp2,
+    math.ExpM1Op: np.expm1,
+    math.LogOp: np.log,
+    math.Log2Op: np.log2,
+    math.Log10Op: np.log10,
+    math.Log1pOp: np.log1p,
+    math.SqrtOp: np.sqrt,
+    math.RsqrtOp: _rsqrt,
+    math.CbrtOp: np.cbrt,
+    math.TanhOp: np.tanh,
+    math.SinOp: np.sin,
+    math.CosOp: np.cos,
+    math.TanOp: np.tan,
+    math.AtanOp: np.arctan,
+    math.AsinOp: np.arcsin,
+    math.AcosOp: np.arccos,
+    math.SinhOp: np.sinh,
+    math.CoshOp: np.cosh,
+    math.AsinhOp: np.arcsinh,
+    math.AcoshOp: np.arccosh,
+    math.AtanhOp: np.arctanh,
+    math.ErfOp: erf,
+    math.AbsIOp: np.abs,
+}
+
+_BINARY: dict[type[Operation], Function] = {
+    arith.AddfOp: np.add,
+    arith.SubfOp: np.subtract,
+    arith.MulfOp: np.multiply,
+    arith.DivfOp: np.divide,
+    RemfOp: np.fmod,
+    arith.MaximumfOp: maximumf,
+    arith.MinimumfOp: minimumf,
+    arith.MaxnumfOp: np.fmax,
+    arith.MinnumfOp: np.fmin,
+    math.Atan2Op: np.arctan2,
+    math.PowFOp: np.power,
+    math.CopySignOp: np.copysign,
+    arith.AddiOp: np.add,
+    arith.SubiOp: np.subtract,
+    arith.MuliOp: np.multiply,
+    arith.MaxSIOp: np.maximum,
+    arith.MinSIOp: np.minimum,
+    arith.AndIOp: np.bitwise_and,
+    arith.OrIOp: np.bitwise_or,
+    arith.XOrIOp: np.bitwise_xor,
+    arith.MaxUIOp: _unsigned_binary(np.maximum),
+    arith.MinUIOp: _unsigned_binary(np.minimum),
+    arith.ShLIOp: np.left_shift,
+    arith.ShRSIOp: np.right_shift,
+    arith.ShRUIOp: _unsigned_binary(np.right_shift),
+}
+
+_DIVISIONS: dict[type[Operation], Callable[[Operation], Function]] = {
+    arith.DivSIOp: _truncating_division,
+    arith.RemSIOp: _remainder,
+    arith.CeilDivSIOp: _ceiling_division,
+    arith.FloorDivSIOp: _floor_division,
+    arith.DivUIOp: lambda op: _unsigned_binary(np.floor_divide, op),
+    arith.RemUIOp: lambda op: _unsigned_binary(np.remainder, op),
+}
+
+_CASTS = (
+    arith.IndexCastOp,
+    arith.SIToFPOp,
+    arith.FPToSIOp,
+    arith.ExtFOp,
+    arith.TruncFOp,
+    arith.ExtSIOp,
+    arith.TruncIOp,
+)
+"""Conversions that are NumPy's `astype` (to the result's dtype)."""
+
+
+def _cast(op: Operation) -> Function:
+    dtype = dtype_of(op.results[0].type, op)
+    if isinstance(op, arith.IndexCastOp) and isinstance(op.results[0].type, IndexType):
+        # index scalars are Python ints, as the interpreter's loop indices
+        return lambda a: int(a) if np.ndim(a) == 0 else np.asarray(a).astype(dtype)
+    if isinstance(op, arith.ExtUIOp | arith.UIToFPOp):
+        return lambda a: _scalar(np.asarray(_unsigned(a)).astype(dtype))
+    if isinstance(op, arith.FPToUIOp):
+        return lambda a: _scalar(
+            np.asarray(a).astype(np.dtype(f"uint{dtype.itemsize * 8}")).view(dtype)
+        )
+    return lambda a: _scalar(np.asarray(a).astype(dtype))
+
+
+def _bitcast(op: Operation) -> Function:
+    dtype = dtype_of(op.results[0].type, op)
+    return lambda a: _scalar(np.asarray(a).view(dtype))
+
+
+def _select(c: object, a: object, b: object) -> object:
+    return _scalar(np.where(c, a, b))
+
+
+def constant(op: arith.ConstantOp) -> object:
+    """The value of an `arith.constant`: a Python int for `index`, a NumPy
+    scalar for a scalar, a read-only array for a tensor."""
+    value, type = op.value, op.result.type
+    if isinstance(type, IndexType):
+        assert isinstance(value, IntegerAttr)
+        return value.value.data
+    dtype = dtype_of(type, op)
+    if isinstance(value, IntegerAttr | FloatAttr):
+        return dtype.type(value.value.data)
+    if isinstance(value, DenseIntOrFPElementsAttr):
+        assert isinstance(type, ShapedType)
+        shape = type.get_shape()
+        data = value.get_values()
+        if len(data) == 1:
+            array = np.full(shape, data[0], dtype)
+        else:
+            array = np.array(data, dtype).reshape(shape)
+        array.flags.writeable = False
+        return array if shape else array[()]
+    raise OpError(op, f"cannot run a constant of {value}")
+
+
+def function_of(op: Operation) -> Function | None:
+    """What `op` computes, if it is one of the `arith` or `math` ops run
+    elementwise (every one but `arith.constant`), else None."""
+    kind = type(op)
+    if kind in _FLOAT_UNARY:
+        return _FLOAT_UNARY[kind]
+    if kind in _BINARY:
+        return _BINARY[kind]
+    if kind in _DIVISIONS:
+        return _DIVISIONS[kind](op)
+    if isinstance(op, arith.CmpfOp):
+        return _compare_float(_FLOAT_PREDICATES[op.predicate.value.data])
+    if isinstance(op, arith.CmpiOp):
+        return _compare_integer(_INTEGER_PREDICATES[op.predicate.value.data])
+    if isinstance(op, arith.SelectOp):
+        return _select
+    if isinstance(op, math.FmaOp):
+        return _fma
+    if isinstance(op, arith.BitcastOp):
+        return _bitcast(op)
+    if isinstance(op, (*_CASTS, arith.ExtUIOp, arith.UIToFPOp, arith.FPToUIOp)):
+        return _cast(op)
+    return None
+
+
+Reduction = Callable[[np.ndarray, tuple[int, ...]], np.ndarray]
+"""Reduces an array over some of its axes."""
+
+
+def _by(ufunc: np.ufunc) -> Reduction:
+    return lambda array, axes: ufunc.reduce(array, axes, array.dtype)
+
+
+def reduce_maximumf(array: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """`arith.maximumf` over `axes`: NumPy's `maximum.reduce` (which keeps
+    NaN), with a zero result made +0.0 where any of its elements is +0.0."""
+    return _reduce_ieee(array, axes, np.maximum, positive=True)
+
+
+def reduce_minimumf(array: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """`arith.minimumf` over `axes`; a zero result is -0.0 where any of its
+    elements is -0.0."""
+    return _reduce_ieee(array, axes, np.minimum, positive=False)
+
+
+def _reduce_ieee(
+    array: np.ndarray, axes: tuple[int, ...], ufunc: np.ufunc, positive: bool
+) -> np.ndarray:
+    result = np.asarray(ufunc.reduce(array, axes))
+    zero = result == 0
+    if not np.any(zero):
+        return result
+    signed = np.signbit(array) != positive
+    found = np.logical_or.reduce((array == 0) & signed, axes)
+    sign = result.dtype.type(0.0 if positive else -0.0)
+    return np.where(zero & found, sign, result)
+
+
+REDUCTIONS: dict[type[Operation], Reduction] = {
+    arith.AddfOp: _by(np.add),
+    arith.MulfOp: _by(np.multiply),
+    arith.AddiOp: _by(np.add),
+    arith.MuliOp: _by(np.multiply),
+    arith.MaximumfOp: reduce_maximumf,
+    arith.MinimumfOp: reduce_minimumf,
+    arith.MaxnumfOp: _by(np.fmax),
+    arith.MinnumfOp: _by(np.fmin),
+    arith.MaxSIOp: _by(np.maximum),
+    arith.MinSIOp: _by(np.minimum),
+    arith.AndIOp: _by(np.bitwise_and),
+    arith.OrIOp: _by(np.bitwise_or),
+    arith.XOrIOp: _by(np.bitwise_xor),
+}
+"""The combining ops a reduction body may end in (`acc = op(acc, e)`), each
+with the reduction of an array by it, computed in the array's dtype."""

@@ -1,0 +1,188 @@
+"""The `tensor` ops run exactly (SPEC §10.4): they move data and compute
+nothing. Offsets of `extract_slice`/`insert_slice` may be SSA `index` values
+(checked to stay inside the tensor when the op runs); sizes and strides are
+static. A result may be a read-only view of an operand: no kernel of an
+upstream op writes into its operands."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from xdsl.dialects import tensor
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ShapedType
+from xdsl.ir import Operation, SSAValue
+
+from gradopt.autodiff.paths import captured
+from gradopt.dialect.errors import OpError
+from gradopt.interpreter.scalar import constant, dtype_of
+
+Kernel = Callable[..., object]
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    type = value.type
+    assert isinstance(type, ShapedType)
+    return tuple(type.get_shape())
+
+
+def _static(op: Operation, *values: SSAValue) -> None:
+    for value in values:
+        if any(d < 0 for d in _shape(value)):
+            raise OpError(op, "cannot be run: dynamic shapes are not supported")
+
+
+def _slices(
+    op: tensor.ExtractSliceOp | tensor.InsertSliceOp, shape: Sequence[int]
+) -> Callable[[Sequence[object]], tuple[slice, ...]]:
+    """The slices of `op` for its dynamic offsets, checked against `shape`."""
+    static = [int(v) for v in op.static_offsets.get_values()]
+    sizes = [int(v) for v in op.static_sizes.get_values()]
+    strides = [int(v) for v in op.static_strides.get_values()]
+    if op.sizes or op.strides or DYNAMIC_INDEX in sizes + strides:
+        raise OpError(op, "cannot be run: sizes and strides must be static")
+    dynamic = [i for i, v in enumerate(static) if v == DYNAMIC_INDEX]
+
+    def slices(offsets: Sequence[object]) -> tuple[slice, ...]:
+        at = list(static)
+        for i, offset in zip(dynamic, offsets, strict=True):
+            at[i] = int(offset)  # pyright: ignore[reportArgumentType]
+        for axis, (start, size, stride, dim) in enumerate(
+            zip(at, sizes, strides, shape, strict=True)
+        ):
+            if size and not 0 <= start <= start + (size - 1) * stride < dim:
+                raise OpError(
+                    op,
+                    f"reads elements {start}..{start + (size - 1) * stride} of dim "
+                    f"{axis}, of size {dim}",
+                    at_run_time=True,
+                )
+        return tuple(
+            slice(a, a + (z - 1) * k + 1, k) if z else slice(0, 0)
+            for a, z, k in zip(at, sizes, strides, strict=True)
+        )
+
+    return slices
+
+
+def _extract_slice(op: tensor.ExtractSliceOp) -> Kernel:
+    _static(op, op.source, op.result)
+    slices = _slices(op, _shape(op.source))
+    shape = _shape(op.result)
+    return lambda source, *offsets: np.asarray(source)[slices(offsets)].reshape(shape)
+
+
+def _insert_slice(op: tensor.InsertSliceOp) -> Kernel:
+    _static(op, op.source, op.dest)
+    slices = _slices(op, _shape(op.dest))
+    sizes = [int(v) for v in op.static_sizes.get_values()]
+
+    def insert(source: object, dest: object, *offsets: object) -> np.ndarray:
+        result = np.array(dest)
+        result[slices(offsets)] = np.reshape(source, sizes)
+        return result
+
+    return insert
+
+
+def _pad(op: tensor.PadOp) -> tuple[Kernel, list[SSAValue]]:
+    _static(op, op.source, op.result)
+    if op.low or op.high:
+        raise OpError(op, "cannot be run: its padding must be static")
+    low = [int(v) for v in op.static_low.get_values()]
+    block = op.region.block
+    yielded = block.last_op.operands[0] if block.last_op is not None else None
+    owner = yielded.owner if yielded is not None else None
+    value: object = None
+    if isinstance(owner, Operation) and owner.parent_block() is block:
+        from xdsl.dialects.arith import ConstantOp
+
+        if not isinstance(owner, ConstantOp):
+            raise OpError(op, "cannot be run: its pad value must be a constant")
+        value = constant(owner)
+    elif yielded is not None and yielded in block.args:
+        raise OpError(op, "cannot be run: its pad value must not depend on the index")
+    outer = captured(op)
+    shape, dtype = _shape(op.result), dtype_of(op.result.type, op)
+    inside = tuple(slice(a, a + n) for a, n in zip(low, _shape(op.source), strict=True))
+
+    def pad(source: object, *values: object) -> np.ndarray:
+        fill = value if yielded not in outer else values[outer.index(yielded)]
+        result = np.full(shape, fill, dtype)
+        result[inside] = source
+        return result
+
+    return pad, [op.source, *outer]
+
+
+def _extract(op: tensor.ExtractOp) -> Kernel:
+    shape = _shape(op.tensor)
+
+    def extract(source: object, *indices: object) -> object:
+        at = tuple(int(i) for i in indices)  # pyright: ignore[reportArgumentType]
+        if any(not 0 <= i < n for i, n in zip(at, shape, strict=True)):
+            raise OpError(op, f"reads index {list(at)} of {shape}", at_run_time=True)
+        return np.asarray(source)[at]
+
+    return extract
+
+
+def _insert(op: tensor.InsertOp) -> Kernel:
+    shape = _shape(op.dest)
+
+    def insert(scalar: object, dest: object, *indices: object) -> np.ndarray:
+        at = tuple(int(i) for i in indices)  # pyright: ignore[reportArgumentType]
+        if any(not 0 <= i < n for i, n in zip(at, shape, strict=True)):
+            raise OpError(op, f"writes index {list(at)} of {shape}", at_run_time=True)
+        result = np.array(dest)
+        result[at] = scalar
+        return result
+
+    return insert
+
+
+def kernel_of(op: Operation) -> tuple[Kernel, Sequence[SSAValue]] | None:
+    """The kernel of a `tensor` op and the values it takes, or None if `op`
+    is not one this module runs."""
+    if isinstance(op, tensor.ExtractSliceOp):
+        return _extract_slice(op), [op.source, *op.offsets]
+    if isinstance(op, tensor.InsertSliceOp):
+        return _insert_slice(op), [op.source, op.dest, *op.offsets]
+    if isinstance(op, tensor.PadOp):
+        return _pad(op)
+    if isinstance(op, tensor.ExtractOp):
+        return _extract(op), [op.tensor, *op.indices]
+    if isinstance(op, tensor.InsertOp):
+        return _insert(op), [op.scalar, op.dest, *op.indices]
+    if not isinstance(
+        op,
+        tensor.EmptyOp
+        | tensor.ConcatOp
+        | tensor.CollapseShapeOp
+        | tensor.ExpandShapeOp
+        | tensor.ReshapeOp
+        | tensor.CastOp
+        | tensor.SplatOp
+        | tensor.FromElementsOp
+        | tensor.DimOp,
+    ):
+        return None
+    if isinstance(op, tensor.DimOp):
+        _static(op, op.source)
+        sizes = _shape(op.source)
+        return (lambda _, index: sizes[int(index)]), [op.source, op.index]
+    result = op.results[0]
+    _static(op, result, *(v for v in op.operands if isinstance(v.type, ShapedType)))
+    shape, dtype = _shape(result), dtype_of(result.type, op)
+    if isinstance(op, tensor.EmptyOp):
+        zeros = np.broadcast_to(np.zeros((), dtype), shape)
+        return (lambda: zeros), []
+    if isinstance(op, tensor.ConcatOp):
+        axis = op.dim.value.data
+        return (lambda *parts: np.concatenate(parts, axis)), op.inputs
+    if isinstance(op, tensor.SplatOp):
+        return (lambda value: np.full(shape, value, dtype)), [op.input]
+    if isinstance(op, tensor.FromElementsOp):
+        return (lambda *e: np.array(e, dtype).reshape(shape)), op.elements
+    source = op.operands[0]
+    return (lambda value: np.reshape(value, shape)), [source]

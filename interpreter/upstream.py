@@ -1,0 +1,128 @@
+"""The kernels of the ops of other dialects that the interpreter runs (SPEC
+§10.4): `arith`, `math`, `tensor`, `linalg` on tensors, and `scf.if`.
+
+`grad` ops carry their kernels (`KernelOp`); these ops are xDSL's, so their
+kernels are found here, by op type, when a function is planned. A kernel
+never writes into its operands, and may return one of them or a read-only
+view of one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import ShapedType
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
+from xdsl.dialects.linalg.ops import BroadcastOp, ReduceOp
+from xdsl.ir import Operation, SSAValue
+
+from gradopt.autodiff.paths import captured
+from gradopt.dialect.errors import OpError
+from gradopt.interpreter import linalg as structured
+from gradopt.interpreter import tensor
+from gradopt.interpreter.scalar import REDUCTIONS, constant, dtype_of, function_of
+
+if TYPE_CHECKING:
+    from gradopt.interpreter.executor import Plan
+
+Kernel = Callable[..., object]
+Planner = Callable[[Sequence[SSAValue], Operation], "Plan"]
+"""Plans a block whose inputs are the given values (for `scf.if`)."""
+
+DIALECTS = frozenset({"arith", "math", "tensor", "linalg"})
+"""The dialects whose ops write nothing but their results."""
+
+
+def writes_nothing(op: Operation) -> bool:
+    """Whether `op` is an op of `DIALECTS`: it reads its operands and makes its
+    results, and touches no slot."""
+    return op.dialect_name() in DIALECTS
+
+
+def kernel_of(
+    op: Operation, plan: Callable[[Operation, int], Plan]
+) -> tuple[Kernel, Sequence[SSAValue]] | None:
+    """The kernel of `op` and the values it takes, None if `op` is of none of
+    the dialects this module runs; an `OpError` if it is but cannot run.
+    `plan(op, i)` plans region `i` of `op` on the values it captures."""
+    if isinstance(op, arith.ConstantOp):
+        value = constant(op)
+        return (lambda: value), ()
+    if (function := function_of(op)) is not None:
+        return function, op.operands
+    if (found := tensor.kernel_of(op)) is not None:
+        return found
+    if isinstance(op, LinalgStructuredOperation):
+        return structured.structured_kernel(op)
+    if isinstance(op, BroadcastOp):
+        return _broadcast(op), [op.input, op.init]
+    if isinstance(op, ReduceOp):
+        return _reduce(op), [op.input, op.init]
+    if isinstance(op, scf.IfOp):
+        return _if(op, plan)
+    if writes_nothing(op):
+        raise OpError(op, "cannot be run by gradopt's interpreter")
+    return None
+
+
+def _broadcast(op: BroadcastOp) -> Kernel:
+    if not op.result:
+        raise OpError(op, "cannot be run: only linalg on tensors runs")
+    added = tuple(int(d) for d in op.dimensions.get_values())
+    type = op.init.type
+    assert isinstance(type, ShapedType)
+    shape = tuple(type.get_shape())
+    return lambda input, _: np.broadcast_to(np.expand_dims(input, added), shape)
+
+
+def _reduce(op: ReduceOp) -> Kernel:
+    """`linalg.reduce`: its body's combining op over `dimensions`."""
+    if not op.result:
+        raise OpError(op, "cannot be run: only linalg on tensors runs")
+    block = op.region.block
+    value = block.last_op.operands[0] if block.last_op is not None else None
+    combiner = value.owner if value is not None else None
+    element, accumulator = block.args
+    if (
+        not isinstance(combiner, Operation)
+        or type(combiner) not in REDUCTIONS
+        or set(combiner.operands) != {element, accumulator}
+    ):
+        raise OpError(
+            op,
+            "cannot be run: its body must be one combining op of the element "
+            "and the accumulator (arith.addf, maximumf, ...)",
+        )
+    reduce, combine = REDUCTIONS[type(combiner)], function_of(combiner)
+    assert combine is not None
+    axes = tuple(int(d) for d in op.dimensions.get_values())
+    dtype = dtype_of(op.init.type, op)
+
+    def kernel(input: object, init: object) -> object:
+        reduced = reduce(np.ascontiguousarray(input), axes)
+        return np.asarray(combine(init, reduced)).astype(dtype, copy=False)
+
+    return kernel
+
+
+def _if(
+    op: scf.IfOp, plan: Callable[[Operation, int], Plan]
+) -> tuple[Kernel, Sequence[SSAValue]]:
+    """`scf.if`: the condition, then the outer values its regions read (the
+    inputs of the plan of each region)."""
+    branches = [plan(op, 0), plan(op, 1) if op.false_region.blocks else None]
+    results = len(op.results)
+
+    def kernel(condition: object, *values: object) -> object:
+        branch = branches[0 if condition else 1]
+        if branch is None:
+            return None
+        out = branch.run(list(values))
+        if results == 1:
+            return out[0]
+        return tuple(out) if results else None
+
+    return kernel, [op.cond, *captured(op)]

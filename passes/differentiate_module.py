@@ -1,0 +1,110 @@
+"""`differentiate-module`: append a `grad.gradient` to a module that has none
+(SPEC §10.5).
+
+A program lowered from JAX or torch (`iree-compile --compile-to=input`) has
+no differentiation op; this adds one to its entry function, naming the loss
+by result position and the targets by argument position, and returns the
+gradients after the function's own results:
+
+    util.func public @main(%w: tensor<4xf32>, %x: tensor<4xf32>)
+        -> (tensor<f32>, tensor<4xf32>) {
+      ...
+      %g = grad.gradient %loss wrt %w : tensor<f32>, tensor<4xf32>
+      util.return %loss, %g : tensor<f32>, tensor<4xf32>
+    }
+
+It only builds the op: whether the gradient can be taken (a rule for every op
+on the path, SPEC §4) is checked when the module is verified, as for an op
+written by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from gradopt.dialect.differentiation import DifferentiationOp, GradientOp
+from gradopt.dialect.errors import OpError
+
+
+def entry_function(module: ModuleOp, entry: str) -> func.FuncOp:
+    """The function `entry` of `module` (`func.func` or `util.func`), with a
+    body; an `OpError` on the module otherwise."""
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and op.sym_name.data == entry:
+            if op.is_declaration:
+                raise OpError(op, f"@{entry} has no body to differentiate")
+            return op
+    raise OpError(module, f"has no function @{entry} to differentiate")
+
+
+def append_gradient(
+    module: ModuleOp, loss: int, wrt: Sequence[int], entry: str = "main"
+) -> GradientOp:
+    """Append `grad.gradient` of result `loss` of `entry` with respect to its
+    arguments `wrt` (all its arguments when empty), and return the gradients
+    after the function's results. An `OpError` names what does not fit."""
+    for op in module.walk():
+        if isinstance(op, DifferentiationOp):
+            raise OpError(
+                op, "is already in the module: differentiate_module adds the first"
+            )
+    function = entry_function(module, entry)
+    block = function.body.block
+    terminator = block.last_op
+    if not isinstance(terminator, func.ReturnOp):
+        raise OpError(function, f"@{entry} does not end in a return")
+    results, arguments = len(terminator.arguments), len(block.args)
+    if not 0 <= loss < results:
+        raise OpError(
+            function,
+            f"has no result {loss} to be the loss: @{entry} returns {results} "
+            f"value{'s' * (results != 1)}",
+        )
+    positions = list(wrt) or list(range(arguments))
+    for position in positions:
+        if not 0 <= position < arguments:
+            raise OpError(
+                function,
+                f"has no argument {position} to differentiate with respect to: "
+                f"@{entry} takes {arguments}",
+            )
+    if len(set(positions)) != len(positions):
+        raise OpError(function, f"is asked for argument {positions} twice")
+    gradient = GradientOp(
+        terminator.arguments[loss], [block.args[p] for p in positions]
+    )
+    block.insert_op_before(gradient, terminator)
+    returned = type(terminator)(*terminator.arguments, *gradient.gradients)
+    Rewriter.replace_op(terminator, returned)
+    function.update_function_type()
+    if function.res_attrs is not None:
+        function.res_attrs = ArrayAttr(
+            [*function.res_attrs, *(DictionaryAttr({}) for _ in positions)]
+        )
+    return gradient
+
+
+@dataclass(frozen=True)
+class DifferentiateModulePass(ModulePass):
+    """Append a grad.gradient of one result of the entry function with respect
+    to some of its arguments, and return the gradients too.
+
+    `differentiate-module{loss=0 wrt=0,2}`: result 0 with respect to
+    arguments 0 and 2 of @main (`entry=NAME` for another function; every
+    argument when `wrt` is not given)."""
+
+    name = "differentiate-module"
+
+    entry: str = "main"
+    loss: int = 0
+    wrt: tuple[int, ...] = field(default=())
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        append_gradient(op, self.loss, self.wrt, self.entry)
