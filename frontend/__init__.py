@@ -5,6 +5,8 @@
 as `gradopt.jit` and so on); `from_jax` imports a JAX function.
 """
 
+# `numpy` provides the functions behind the operators and methods of `Array`
+from gradopt.frontend import numpy  # noqa: F401
 from gradopt.frontend.from_jax import from_jax
 from gradopt.frontend.transforms import (
     Lowered,

@@ -23,25 +23,11 @@ from typing import Any
 import numpy as np
 
 from gradopt.dialect.ops import IDivOp, ModOp
+from gradopt.frontend import lax
 from gradopt.frontend import nn as gnn
 from gradopt.frontend import numpy as gnp
-from gradopt.frontend.array import (
-    FLOAT32,
-    Array,
-    asarray,
-    batched_dot,
-    broadcast_in_dim,
-    canonical_dtype,
-    concat,
-    dot2d,
-    emit,
-    floating,
-    is_scalar,
-    operands,
-    pad_array,
-    reverse,
-    slice_array,
-)
+from gradopt.frontend.array import FLOAT32, Array, canonical_dtype, emit, is_scalar
+from gradopt.frontend.lax_numpy import asarray, floating, operands
 from gradopt.frontend.trace import error, located
 from gradopt.frontend.transforms import Traced
 from gradopt.support.diagnostics import Location
@@ -112,7 +98,7 @@ def _broadcast_in_dim(params: dict, x: Value, *dynamic: Value) -> Array:
         raise error("from_jax: dynamic shapes are not supported")
     x = asarray(x)
     shape, dims = tuple(params["shape"]), list(params["broadcast_dimensions"])
-    return x if x.shape == shape else broadcast_in_dim(x, shape, dims)
+    return x if x.shape == shape else lax.broadcast_in_dim(x, shape, dims)
 
 
 def _reshape(params: dict, x: Value, *dynamic: Value) -> Array:
@@ -138,11 +124,9 @@ def _dot_general(params: dict, a: Value, b: Value) -> Array:
     b = gnp.transpose(b, [*rb, *rc, *free_b])
     if batch:
         size = math.prod(batch)
-        product = batched_dot(
-            gnp.reshape(a, (size, m, k)), gnp.reshape(b, (size, k, n))
-        )
+        product = lax.dot(gnp.reshape(a, (size, m, k)), gnp.reshape(b, (size, k, n)))
     else:
-        product = dot2d(gnp.reshape(a, (m, k)), gnp.reshape(b, (k, n)))
+        product = lax.dot(gnp.reshape(a, (m, k)), gnp.reshape(b, (k, n)))
     shape = [*batch, *(a.shape[len(lb) + i] for i in range(len(free_a)))]
     shape += [b.shape[len(rb) + len(rc) + i] for i in range(len(free_b))]
     result = gnp.reshape(product, shape)
@@ -155,7 +139,7 @@ def _dot_general(params: dict, a: Value, b: Value) -> Array:
 def _slice(params: dict, x: Value) -> Array:
     x = asarray(x)
     strides = params["strides"] or [1] * x.ndim
-    return slice_array(x, params["start_indices"], params["limit_indices"], strides)
+    return lax.slice(x, params["start_indices"], params["limit_indices"], strides)
 
 
 def _pad(params: dict, x: Value, value: Value) -> Array:
@@ -168,7 +152,7 @@ def _pad(params: dict, x: Value, value: Value) -> Array:
     high = [max(hi, 0) for _, hi, _ in config]
     interior = [i for _, _, i in config]
     padded = (
-        pad_array(x, low, high, interior, value.item())
+        lax.pad(x, low, high, interior, value.item())
         if any(low + high + interior)
         else x
     )
@@ -176,11 +160,11 @@ def _pad(params: dict, x: Value, value: Value) -> Array:
         return padded
     start = [-min(lo, 0) for lo, _, _ in config]
     limit = [d + min(hi, 0) for d, (_, hi, _) in zip(padded.shape, config, strict=True)]
-    return slice_array(padded, start, limit, [1] * x.ndim)
+    return lax.slice(padded, start, limit, [1] * x.ndim)
 
 
 def _concatenate(params: dict, *xs: Value) -> Array:
-    return concat([asarray(x) for x in xs], int(params["dimension"]))
+    return lax.concatenate([asarray(x) for x in xs], int(params["dimension"]))
 
 
 def _split(params: dict, x: Value) -> list[Array]:
@@ -189,14 +173,14 @@ def _split(params: dict, x: Value) -> list[Array]:
     for size in params["sizes"]:
         start = [offset if d == axis else 0 for d in range(x.ndim)]
         limit = [offset + size if d == axis else s for d, s in enumerate(x.shape)]
-        parts.append(slice_array(x, start, limit, [1] * x.ndim))
+        parts.append(lax.slice(x, start, limit, [1] * x.ndim))
         offset += size
     return parts
 
 
 def _rev(params: dict, x: Value) -> Array:
     dims = list(params["dimensions"])
-    return reverse(asarray(x), dims) if dims else asarray(x)
+    return lax.rev(asarray(x), dims) if dims else asarray(x)
 
 
 def _iota(params: dict) -> np.ndarray:

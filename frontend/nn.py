@@ -17,22 +17,12 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import DTypeLike
 
+from gradopt.frontend import lax
 from gradopt.frontend import numpy as gnp
-from gradopt.frontend.array import (
-    FLOAT32,
-    Array,
-    ArrayLike,
-    Axis,
-    asarray,
-    canonical_dtype,
-    concat,
-    floating,
-    normalize_axes,
-    pad_array,
-    slice_array,
-    stop_gradient,
-)
+from gradopt.frontend.array import FLOAT32, Array, ArrayLike, Axis, canonical_dtype
+from gradopt.frontend.lax_numpy import asarray, floating, normalize_axes
 from gradopt.frontend.trace import error
+from gradopt.frontend.ufuncs import stop_gradient
 
 __all__ = [
     "avg_pool2d", "conv2d", "elu", "gelu", "layer_norm", "leaky_relu",
@@ -205,7 +195,7 @@ def _windows(
     oh, ow = sizes
     if any(padding):
         low = [0, 0, *padding]
-        x = pad_array(x, low, low, [0, 0, 0, 0], fill)
+        x = lax.pad(x, low, low, [0, 0, 0, 0], fill)
     parts = []
     for i in range(kernel[0]):
         for j in range(kernel[1]):
@@ -219,9 +209,9 @@ def _windows(
             ]
             part = x
             if start != [0, 0, 0, 0] or limit != list(x.shape) or stride != (1, 1):
-                part = slice_array(x, start, limit, [1, 1, *stride])
+                part = lax.slice(x, start, limit, [1, 1, *stride])
             parts.append(gnp.reshape(part, (n, c, 1, oh, ow)))
-    return concat(parts, 2)
+    return lax.concatenate(parts, 2)
 
 
 def conv2d(

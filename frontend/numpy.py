@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from numpy.typing import DTypeLike
 
+from gradopt.frontend import lax
 from gradopt.frontend.array import (
     BOOL,
     FLOAT32,
@@ -26,70 +27,75 @@ from gradopt.frontend.array import (
     ArrayLike,
     Axis,
     Scalar,
-    absolute,
-    add,
+    canonical_dtype,
+    int_list,
+    provide_numpy,
+    result_dtype,
+)
+from gradopt.frontend.indexing import getitem
+from gradopt.frontend.lax_numpy import (
+    asarray,
+    astype,
+    broadcast_to,
+    constant,
+    expand_dims,
+    floating,
+    full,
+    matmul,
+    normalize_axes,
+    normalize_axis,
+    operands,
+    reshape,
+    squeeze,
+    stack,
+    transpose,
+)
+from gradopt.frontend.reductions import (
     all,
     any,
     argmax,
     argmin,
-    asarray,
-    astype,
+    max,
+    mean,
+    min,
+    prod,
+    std,
+    sum,
+    var,
+)
+from gradopt.frontend.trace import error
+from gradopt.frontend.ufuncs import (
+    absolute,
+    add,
     bitwise_and,
     bitwise_or,
     bitwise_xor,
-    broadcast_to,
-    canonical_dtype,
     clip,
-    concat,
-    constant,
     divide,
     equal,
     exp2,
-    expand_dims,
-    floating,
     floor_divide,
-    full,
     greater,
     greater_equal,
-    int_list,
     invert,
     less,
     less_equal,
     log2,
-    matmul,
-    max,
     maximum,
-    mean,
-    min,
     minimum,
     multiply,
     negative,
-    normalize_axes,
-    normalize_axis,
     not_equal,
-    operands,
-    pad_array,
     power,
-    prod,
     reciprocal,
     remainder,
-    reshape,
-    result_dtype,
-    reverse,
     sin,
     sqrt,
-    squeeze,
-    stack,
-    std,
     stop_gradient,
     subtract,
-    sum,
-    transpose,
     true_divide,
-    var,
     where,
 )
-from gradopt.frontend.trace import error
 
 ndarray = Array
 float32, int32, bool_ = np.float32, np.int32, np.bool_
@@ -309,7 +315,7 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0) -> Array:
             )
     dtype = result_dtype(*values)
     values = [astype(v, dtype) for v in values]
-    return concat(  # parts of size 0 along the axis add nothing
+    return lax.concatenate(  # parts of size 0 along the axis add nothing
         [v for v in values if v.shape[axis]] or values[:1], axis
     )
 
@@ -332,13 +338,13 @@ def pad(
     if not widths.any():
         return x
     low, high = widths[:, 0].tolist(), widths[:, 1].tolist()
-    return pad_array(x, low, high, [0] * x.ndim, constant_values)
+    return lax.pad(x, low, high, [0] * x.ndim, constant_values)
 
 
 def flip(x: ArrayLike, axis: Axis = None) -> Array:
     x = asarray(x)
     axes = [a for a in normalize_axes(axis, x.ndim) if x.shape[a] > 1]
-    return reverse(x, axes) if axes else x
+    return lax.rev(x, axes) if axes else x
 
 
 def dot(a: ArrayLike, b: ArrayLike) -> Array:
@@ -558,3 +564,5 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]  # fmt: skip
+
+provide_numpy({**{name: globals()[name] for name in __all__}, "getitem": getitem})

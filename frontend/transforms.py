@@ -34,16 +34,14 @@ from gradopt.dialect.types import fits_i32
 from gradopt.frontend.array import (
     FLOAT32,
     Array,
-    add,
-    asarray,
     canonical_dtype,
     emit,
-    full,
     is_scalar,
     scalar_dtype,
     tensor,
     trace,
 )
+from gradopt.frontend.lax_numpy import asarray, full
 from gradopt.frontend.trace import (
     Trace,
     current_trace,
@@ -53,6 +51,7 @@ from gradopt.frontend.trace import (
     user_traceback,
 )
 from gradopt.frontend.tree import TreeDef, flatten, tree_map
+from gradopt.frontend.ufuncs import add
 from gradopt.runtime.program import BACKENDS, GradoptError, Program
 from gradopt.support import environment
 from gradopt.support.caches import BoundedCache, module_bytes

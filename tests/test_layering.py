@@ -145,3 +145,22 @@ def test_rules_load_with_the_first_op_of_their_dialect() -> None:
         "func.return %g : tensor<f32> }', args=[1.0])"
     )
     assert "gradopt.autodiff.rules.grad" in loaded
+
+
+def test_every_package_folder_is_installed() -> None:
+    """pyproject.toml lists each package with its folder (setuptools'
+    package-dir cannot find subpackages by itself): a folder left out would
+    work in an editable install and be missing from a wheel."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11 and later
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    folders = {
+        str(init.parent.relative_to(ROOT))
+        for floor in FLOORS
+        for init in (ROOT / floor).rglob("__init__.py")
+    }
+    expected = {
+        "gradopt" if f == "gradopt" else "gradopt." + f.replace("/", "."): f
+        for f in folders
+    }
+    assert config["package-dir"] == expected
+    assert sorted(config["packages"]) == sorted(expected)

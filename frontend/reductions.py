@@ -1,0 +1,171 @@
+"""NumPy's reductions on traced arrays (`sum`, `mean`, `max`, `argmax`, ...,
+with `axis` and `keepdims`), built on `grad.reduce`."""
+
+from __future__ import annotations
+
+import builtins
+import math
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import DTypeLike
+
+from gradopt.frontend import lax
+from gradopt.frontend.array import BOOL, FLOAT32, INT32, Array, ArrayLike, Axis
+from gradopt.frontend.lax_numpy import (
+    asarray,
+    astype,
+    constant,
+    floating,
+    kept_shape,
+    normalize_axes,
+    normalize_axis,
+    reshape,
+)
+from gradopt.frontend.trace import error
+from gradopt.frontend.ufuncs import (
+    bitwise_or,
+    equal,
+    invert,
+    multiply,
+    negative,
+    not_equal,
+    sqrt,
+    subtract,
+    true_divide,
+    where,
+)
+
+
+def _reduce(kind: str, x: Array, axes: tuple[int, ...], keepdims: bool) -> Array:
+    if axes:
+        x = lax.reduce(kind, x, axes)
+    return x if not keepdims else reshape(x, kept_shape(x.shape, axes, len(axes)))
+
+
+def _accumulate(
+    kind: str, x: ArrayLike, axis: Axis, dtype: DTypeLike | None, keepdims: bool
+) -> Array:
+    """`sum` and `prod`: booleans count as int32, as in NumPy."""
+    x = asarray(x)
+    x = astype(x, dtype or (INT32 if x.dtype == BOOL else x.dtype))
+    return _reduce(kind, x, normalize_axes(axis, x.ndim), keepdims)
+
+
+def sum(
+    x: ArrayLike,
+    axis: Axis = None,
+    dtype: DTypeLike | None = None,
+    keepdims: bool = False,
+) -> Array:
+    return _accumulate("add", x, axis, dtype, keepdims)
+
+
+def prod(
+    x: ArrayLike,
+    axis: Axis = None,
+    dtype: DTypeLike | None = None,
+    keepdims: bool = False,
+) -> Array:
+    """`grad.reduce mul`, which has no gradient rule (SPEC §4 rule 5)."""
+    return _accumulate("mul", x, axis, dtype, keepdims)
+
+
+def mean(
+    x: ArrayLike,
+    axis: Axis = None,
+    dtype: DTypeLike | None = None,
+    keepdims: bool = False,
+) -> Array:
+    x = floating(x) if dtype is None else astype(x, dtype)
+    axes = normalize_axes(axis, x.ndim)
+    count = math.prod(x.shape[a] for a in axes)
+    total = _reduce("add", x, axes, keepdims)
+    return multiply(
+        total, float(np.float32(1) / np.float32(count)) if count else np.nan
+    )
+
+
+def var(
+    x: ArrayLike,
+    axis: Axis = None,
+    dtype: DTypeLike | None = None,
+    ddof: int = 0,
+    keepdims: bool = False,
+) -> Array:
+    x = floating(x) if dtype is None else astype(x, dtype)
+    axes = normalize_axes(axis, x.ndim)
+    centered = subtract(x, mean(x, axes, keepdims=True))
+    count = math.prod(x.shape[a] for a in axes)
+    total = sum(multiply(centered, centered), axes, keepdims=keepdims)
+    return true_divide(total, float(builtins.max(count - ddof, 0)))
+
+
+def std(
+    x: ArrayLike,
+    axis: Axis = None,
+    dtype: DTypeLike | None = None,
+    ddof: int = 0,
+    keepdims: bool = False,
+) -> Array:
+    return sqrt(var(x, axis, dtype, ddof, keepdims))
+
+
+def _extremum(x: ArrayLike, axis: Axis, what: str) -> tuple[Array, tuple[int, ...]]:
+    x = asarray(x)
+    axes = normalize_axes(axis, x.ndim)
+    if builtins.any(x.shape[a] == 0 for a in axes):
+        raise error(f"{what} of an empty array: it has no identity")
+    return x, axes
+
+
+def max(x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
+    """`grad.reduce max`; ties split the gradient evenly (SPEC §5.3)."""
+    x, axes = _extremum(x, axis, "max")
+    if x.dtype == BOOL:
+        return astype(_reduce("max", astype(x, INT32), axes, keepdims), BOOL)
+    return _reduce("max", x, axes, keepdims)
+
+
+def min(x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
+    x, axes = _extremum(x, axis, "min")
+    if x.dtype == BOOL:
+        return astype(min(astype(x, INT32), axes, keepdims), BOOL)
+    flip = invert if x.dtype == INT32 else negative
+    return flip(_reduce("max", flip(x), axes, keepdims))
+
+
+def any(x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
+    x = asarray(x)
+    return max(x if x.dtype == BOOL else not_equal(x, 0), axis, keepdims)
+
+
+def all(x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
+    x = asarray(x)
+    return min(x if x.dtype == BOOL else not_equal(x, 0), axis, keepdims)
+
+
+def argmax(x: ArrayLike, axis: int | None = None) -> Array:
+    """The first index of the maximum (or of a NaN), as int32."""
+    return _arg(asarray(x), axis, max, "argmax")
+
+
+def argmin(x: ArrayLike, axis: int | None = None) -> Array:
+    return _arg(asarray(x), axis, min, "argmin")
+
+
+def _arg(
+    x: Array, axis: int | None, extremum: Callable[..., Array], what: str
+) -> Array:
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis = normalize_axis(axis, x.ndim)
+    if x.shape[axis] == 0:
+        raise error(f"{what} of an empty sequence")
+    best = extremum(x, axis, keepdims=True)
+    hit = equal(x, best)
+    if x.dtype == FLOAT32:
+        hit = bitwise_or(hit, not_equal(x, x))  # the first NaN, as NumPy
+    index = np.arange(x.shape[axis], dtype=np.int32)
+    index = lax.broadcast_in_dim(constant(index), x.shape, [axis])
+    return min(where(hit, index, x.shape[axis]), axis)
