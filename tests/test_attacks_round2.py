@@ -4,19 +4,23 @@ subprocess, the Python API, the front end)."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import importlib.util
 import os
 import re
+import signal
 import struct
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import gradopt
-from gradopt import GradoptError, Program, iree
+from gradopt import GradoptError, Program, files, iree
 
 ROOT = Path(__file__).resolve().parent.parent
 CUBIC = ROOT / "examples" / "cubic.mlir"
@@ -340,3 +344,122 @@ def test_a_large_constant_product_is_computed_once(
     (product,) = Program(text).run().results
     assert len(calls) == 1 and product.shape == (1100, 1100)
     assert np.all(product == 1.0)
+
+
+# --- signals ------------------------------------------------------------------------
+
+
+def _wait_for_mapping(pid: int, name: str) -> None:
+    """Until process `pid` has loaded a shared library whose path holds `name`."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            if name in Path(f"/proc/{pid}/maps").read_text():
+                return
+        time.sleep(0.001)
+    raise AssertionError(f"process {pid} never loaded {name}")
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc")
+@pytest.mark.parametrize("name", ["grad-run", "grad-opt"])
+def test_ctrl_c_while_the_driver_imports_is_one_line(name: str) -> None:
+    """Ctrl-C while the driver imports its modules (NumPy's are loaded, xDSL's
+    follow) used to print a 30-line `KeyboardInterrupt` traceback."""
+    process = subprocess.Popen(
+        [BIN / name, CUBIC],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for_mapping(process.pid, "_multiarray_umath")
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert (process.returncode, out, err) == (130, "", f"{name}: interrupted\n")
+
+
+_SQUARE = "tensor<4000x4000xf32>"
+SLOW = "\n".join(
+    [
+        f"func.func @main(%v0: {_SQUARE}) -> {_SQUARE} {{",
+        *(
+            f"  %v{i + 1} = grad.dot %v{i}, %v0 : {_SQUARE}, {_SQUARE} to {_SQUARE}"
+            for i in range(4)
+        ),
+        f"  func.return %v4 : {_SQUARE}",
+        "}",
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("number", "status", "word"),
+    [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")],
+)
+def test_a_signal_during_a_long_kernel_exits_at_once(
+    tmp_path: Path, number: int, status: int, word: str
+) -> None:
+    """The signal used to wait for NumPy's product to finish (29 s for a
+    10000² dot); the run here takes seconds of products, and the driver must
+    be gone within one second of the signal."""
+    program = tmp_path / "slow.mlir"
+    program.write_text(SLOW)
+    process = subprocess.Popen(
+        [BIN / "grad-run", program, "-q", "--arg", "0=zeros"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_until_busy(process.pid)
+    sent = time.monotonic()
+    process.send_signal(number)
+    out, err = process.communicate(timeout=120)
+    assert time.monotonic() - sent < 1.0
+    assert (process.returncode, out, err) == (status, "", f"grad-run: {word}\n")
+
+
+def _wait_until_busy(pid: int) -> None:
+    """Until process `pid` computes a product: it has spent a second of CPU
+    time past the start (the products take several)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        if (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") > 2.0:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"process {pid} never got busy")
+
+
+# --- the temporary sweep --------------------------------------------------------------
+
+
+def test_the_sweep_leaves_a_locked_temporary_of_a_foreign_process_id(
+    tmp_path: Path,
+) -> None:
+    """A writer in another PID namespace sharing the folder has a process ID
+    that means nothing here (no such process, say): its temporary used to be
+    deleted under it. The lock it holds now keeps it; once released, the
+    temporary of a process that is gone is swept."""
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    name = f".out.npz.{files.TEMPORARY_TAG}-{files._HOST}-{dead.pid}-0a1b2c3d"
+    temporary = tmp_path / name
+    temporary.write_bytes(b"being written")
+    with open(temporary, "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        files.write_atomically(tmp_path / "other.npz", lambda f: f.write(b"x"))
+        assert temporary.exists()
+    files.write_atomically(tmp_path / "other.npz", lambda f: f.write(b"y"))
+    assert not temporary.exists()
+
+
+def test_a_temporary_is_locked_while_it_is_written(tmp_path: Path) -> None:
+    seen = []
+
+    def write(file: object) -> None:
+        (name,) = [n for n in os.listdir(tmp_path) if files.TEMPORARY_TAG in n]
+        with open(tmp_path / name, "rb") as other, pytest.raises(BlockingIOError):
+            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        seen.append(name)
+
+    files.write_atomically(tmp_path / "out", write)
+    assert len(seen) == 1 and os.listdir(tmp_path) == ["out"]
