@@ -19,6 +19,7 @@ the dialect does not have them yet.
 from __future__ import annotations
 
 import builtins
+import hashlib
 import math
 import operator
 from collections.abc import Callable, Iterator, Sequence
@@ -26,7 +27,14 @@ from typing import Any, TypeAlias, TypeGuard
 
 import numpy as np
 from numpy.typing import DTypeLike
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, f32, i1, i32
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    TensorType,
+    f32,
+    i1,
+    i32,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from gradopt.dialect import ops
@@ -408,13 +416,11 @@ def constant(data: np.ndarray) -> Array:
     if flat.size and (bits == bits[0]).all():  # one value: a splat
         return full(data.shape, flat[0].item(), data.dtype)
     active = trace()
-    key = ("dense", data.dtype, data.shape, flat.tobytes())
+    packed = ops.dense_bytes(flat)
+    key = ("dense", data.dtype, data.shape, hashlib.sha256(packed).digest())
     if (known := active.constants.get(key)) is None:
         type = tensor(data.dtype, data.shape)
-        attr = DenseIntOrFPElementsAttr.from_list(
-            type,  # pyright: ignore[reportArgumentType, reportCallIssue]
-            flat.tolist(),
-        )
+        attr = DenseIntOrFPElementsAttr(type, BytesAttr(packed))
         known = active.emit(ConstOp(attr, type)).results[0]
         active.constants[key] = known
     return Array(active, known)
@@ -1059,7 +1065,10 @@ def getitem(x: Array, key: object) -> Array:
             continue
         size = x.shape[dim]
         if isinstance(k, slice):
-            first, stop, step = k.indices(size)
+            try:
+                first, stop, step = k.indices(size)
+            except (TypeError, ValueError) as complaint:  # a step of 0, say
+                raise error(f"the index {k}: {complaint}") from None
             count = len(range(first, stop, step))
             if count <= 1:  # nothing, or one element: no step, no reverse
                 first, step = (first if count else 0), 1

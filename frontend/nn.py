@@ -32,6 +32,7 @@ from gradopt.frontend.array import (
     slice_array,
     stop_gradient,
 )
+from gradopt.frontend.limits import check_size
 from gradopt.frontend.trace import error
 
 __all__ = [
@@ -144,6 +145,7 @@ def one_hot(x: ArrayLike, num_classes: int, dtype: DTypeLike = FLOAT32) -> Array
     labels = asarray(x)
     if labels.dtype == FLOAT32:
         raise error("one_hot: labels must be integers, got float32")
+    check_size("one_hot", (*labels.shape, num_classes), canonical_dtype(dtype))
     classes = gnp.arange(num_classes)
     hits = gnp.equal(gnp.expand_dims(labels, -1), classes)
     return gnp.astype(hits, canonical_dtype(dtype))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import importlib.util
+import inspect
 import os
 import re
 import signal
@@ -14,12 +15,17 @@ import struct
 import subprocess
 import sys
 import time
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 import gradopt
+import gradopt.nn as gnn
+import gradopt.numpy as gnp
 from gradopt import GradoptError, Program, files, iree
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -463,3 +469,65 @@ def test_a_temporary_is_locked_while_it_is_written(tmp_path: Path) -> None:
 
     files.write_atomically(tmp_path / "out", write)
     assert len(seen) == 1 and os.listdir(tmp_path) == ["out"]
+
+
+# --- the front end: sizes, indices, captured arrays -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda x: x[::0], "the index slice(None, None, 0): slice step cannot be zero"),
+        (lambda x: gnp.pad(x, (2**63, 0)), "pad: Python int too large"),
+        (lambda x: gnp.pad(x, (2**60, 0)), "pad: a float32 array of shape"),
+        (lambda x: gnp.arange(10**15), "arange: a int32 array of shape (10"),
+        (lambda x: gnn.one_hot(gnp.arange(4), 10**15), "one_hot: a float32 array"),
+    ],
+    ids=["step-0", "pad-2**63", "pad-2**60", "arange", "one_hot"],
+)
+def test_sizes_and_indices_the_run_cannot_hold_are_located(
+    make: Callable[[object], object], message: str
+) -> None:
+    """These escaped as `ValueError`, `OverflowError` or `MemoryError` (after
+    `one_hot` had grown to 24 GB); the check comes before anything is made."""
+    line = inspect.getsourcelines(make)[1]
+    with pytest.raises(GradoptError) as caught:
+        gradopt.jit(make)(np.ones(4, np.float32))
+    report = str(caught.value)
+    assert report.startswith(f"{__file__}:{line}:"), report
+    assert message in report.splitlines()[0]
+
+
+def test_a_captured_array_is_traced_at_the_cost_of_one_copy() -> None:
+    """A captured 4 MB array used to become a list of Python floats, twice
+    (tracing, then planning): 18 times its size and seconds of CPU."""
+    w = np.random.default_rng(0).random(1 << 20, dtype=np.float32)
+
+    @gradopt.jit
+    def f(x: object) -> object:
+        return gnp.sum(w * x)
+
+    tracemalloc.start()
+    try:
+        total = f(np.float32(2.0))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * w.nbytes, peak
+    np.testing.assert_allclose(total, 2 * w.astype(np.float64).sum(), rtol=1e-4)
+
+
+def test_captured_arrays_keep_their_exact_bits() -> None:
+    floats = np.array([1.5, -0.0, np.inf, np.nan, 1e-45, -3.4e38], np.float32)
+    floats[3] = np.frombuffer(b"\x01\x00\xc0\x7f", np.float32)[0]  # a NaN payload
+    ints = np.array([0, -1, 2**31 - 1, -(2**31)], np.int32)
+    bools = np.array([True, False, False, True])
+
+    @gradopt.jit
+    def f(one: Any) -> object:
+        return floats * one, gnp.asarray(ints) + 0, gnp.asarray(bools) | (one < 0)
+
+    got = f(np.float32(1.0))
+    assert got[0].tobytes() == floats.tobytes()
+    np.testing.assert_array_equal(got[1], ints)
+    np.testing.assert_array_equal(got[2], bools)
