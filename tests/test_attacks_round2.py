@@ -531,3 +531,42 @@ def test_captured_arrays_keep_their_exact_bits() -> None:
     assert got[0].tobytes() == floats.tobytes()
     np.testing.assert_array_equal(got[1], ints)
     np.testing.assert_array_equal(got[2], bools)
+
+
+# --- the in-memory caches are bounded in bytes ---------------------------------------
+
+
+def test_the_run_cache_is_bounded_in_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """It kept 32 programs of any size (17 MB each at 3000 ops)."""
+    from gradopt import api, caches
+
+    monkeypatch.setattr(api, "_prepared_programs", caches.BoundedCache())
+    one = caches.module_bytes(Program(STEP).module) + len(STEP)
+    monkeypatch.setenv("GRADOPT_RUN_CACHE_BYTES", str(2 * one))
+    for name in ("a", "b", "c"):
+        gradopt.run(STEP, filename=name)
+    assert [key[1] for key in api._prepared_programs] == ["b", "c"]
+    assert api._prepared_programs.bytes == 2 * one
+    monkeypatch.setenv("GRADOPT_RUN_CACHE_BYTES", str(one - 1))  # none fits
+    gradopt.run(STEP, filename="d")
+    assert list(api._prepared_programs) == []
+
+
+def test_the_jit_cache_is_bounded_in_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A traced function kept one program per signature, without bound."""
+    from gradopt import caches
+
+    @gradopt.jit
+    def f(x: Any) -> object:
+        return x * 2
+
+    f(np.zeros(1, np.float32))
+    (key,) = f.cache
+    one = caches.module_bytes(f.cache.get(key).program.module)  # type: ignore[union-attr]
+    monkeypatch.setenv("GRADOPT_JIT_CACHE_BYTES", str(2 * one))
+    for size in (2, 3, 4):
+        f(np.zeros(size, np.float32))
+    assert len(f.cache) == 2 and f.cache.bytes == 2 * one
+    monkeypatch.setenv("GRADOPT_JIT_CACHE_BYTES", "0")
+    np.testing.assert_array_equal(f(np.ones(5, np.float32)), np.full(5, 2.0))
+    assert len(f.cache) == 0
