@@ -42,7 +42,7 @@ from gradopt.diagnostics import (
 from gradopt.dialect.errors import OpError, without_op_name
 from gradopt.dialect.hints import MISSING_OPS
 from gradopt.dialect.verifier import verify_module
-from gradopt.tools.pipeline import check_pipeline
+from gradopt.tools.pipeline import OnEachFunction, check_pipeline
 from gradopt.universe import GRADOPT_UNIVERSE
 
 SPLIT_MARKER = "// -----"
@@ -100,6 +100,7 @@ class GradOptMain(xDSLOptMain):
     def register_all_passes(self) -> None:
         for name, factory in universe().all_passes.items():
             self.register_pass(name, factory)
+        self.register_pass(OnEachFunction.name, lambda: OnEachFunction)
 
     def register_all_targets(self) -> None:
         for name, factory in universe().all_targets.items():
