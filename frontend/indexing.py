@@ -42,7 +42,10 @@ def getitem(x: Array, key: object) -> Array:
             continue
         size = x.shape[dim]
         if isinstance(k, slice):
-            first, stop, step = k.indices(size)
+            try:
+                first, stop, step = k.indices(size)
+            except (TypeError, ValueError) as complaint:  # a step of 0, say
+                raise error(f"the index {k}: {complaint}") from None
             count = len(range(first, stop, step))
             if count <= 1:  # nothing, or one element: no step, no reverse
                 first, step = (first if count else 0), 1

@@ -5,15 +5,17 @@ NumPy's promotion and broadcasting, built on `gradopt.frontend.lax`."""
 from __future__ import annotations
 
 import builtins
+import hashlib
 import math
 from collections.abc import Iterator, Sequence
 
 import numpy as np
 from numpy.typing import DTypeLike
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr
 
 from gradopt.dialect.ops import (
     ConstOp,
+    dense_bytes,
 )
 from gradopt.dialect.types import fits_i32
 from gradopt.frontend import lax
@@ -62,13 +64,11 @@ def constant(data: np.ndarray) -> Array:
     if flat.size and (bits == bits[0]).all():  # one value: a splat
         return full(data.shape, flat[0].item(), data.dtype)
     active = trace()
-    key = ("dense", data.dtype, data.shape, flat.tobytes())
+    packed = dense_bytes(flat)
+    key = ("dense", data.dtype, data.shape, hashlib.sha256(packed).digest())
     if (known := active.constants.get(key)) is None:
         type = tensor(data.dtype, data.shape)
-        attr = DenseIntOrFPElementsAttr.from_list(
-            type,  # pyright: ignore[reportArgumentType, reportCallIssue]
-            flat.tolist(),
-        )
+        attr = DenseIntOrFPElementsAttr(type, BytesAttr(packed))
         known = active.emit(ConstOp(attr, type)).results[0]
         active.constants[key] = known
     return Array(active, known)

@@ -21,6 +21,7 @@ from gradopt.frontend import lax
 from gradopt.frontend import numpy as gnp
 from gradopt.frontend.array import FLOAT32, Array, ArrayLike, Axis, canonical_dtype
 from gradopt.frontend.lax_numpy import asarray, floating, normalize_axes
+from gradopt.frontend.limits import check_size
 from gradopt.frontend.trace import error
 from gradopt.frontend.ufuncs import stop_gradient
 
@@ -134,6 +135,7 @@ def one_hot(x: ArrayLike, num_classes: int, dtype: DTypeLike = FLOAT32) -> Array
     labels = asarray(x)
     if labels.dtype == FLOAT32:
         raise error("one_hot: labels must be integers, got float32")
+    check_size("one_hot", (*labels.shape, num_classes), canonical_dtype(dtype))
     classes = gnp.arange(num_classes)
     hits = gnp.equal(gnp.expand_dims(labels, -1), classes)
     return gnp.astype(hits, canonical_dtype(dtype))

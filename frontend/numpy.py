@@ -50,6 +50,7 @@ from gradopt.frontend.lax_numpy import (
     stack,
     transpose,
 )
+from gradopt.frontend.limits import check_size
 from gradopt.frontend.reductions import (
     all,
     any,
@@ -337,6 +338,8 @@ def pad(
         raise error("pad: widths must not be negative")
     if not widths.any():
         return x
+    grown = [d + lo + hi for d, (lo, hi) in zip(x.shape, widths.tolist(), strict=True)]
+    check_size("pad", grown, x.dtype)
     low, high = widths[:, 0].tolist(), widths[:, 1].tolist()
     return lax.pad(x, low, high, [0] * x.ndim, constant_values)
 
@@ -411,7 +414,7 @@ def _numpy(what: str, make: Callable[[], np.ndarray]) -> np.ndarray:
     """Data made by NumPy at trace time; NumPy's complaint as a located error."""
     try:
         return make()
-    except (TypeError, ValueError) as complaint:
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError) as complaint:
         raise error(f"{what}: {complaint}") from None
 
 
@@ -421,10 +424,22 @@ def arange(
     step: Scalar = 1,
     dtype: DTypeLike | None = None,
 ) -> Array:
+    check_size("arange", (_arange_count(start, stop, step),), INT32)
     values = _numpy("arange", lambda: np.arange(start, stop, step))
     if dtype is None:
         dtype = INT32 if values.dtype.kind in "iu" else FLOAT32
     return constant(values.astype(canonical_dtype(dtype)))
+
+
+def _arange_count(start: Scalar, stop: Scalar | None, step: Scalar) -> int:
+    """How many values `numpy.arange` would make, known before it makes them
+    (0 where NumPy will refuse the arguments, with its own message)."""
+    first, last = (0, start) if stop is None else (start, stop)
+    try:
+        count = math.ceil((last - first) / step)
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+        return 0
+    return count if count > 0 else 0  # this module's `max` is NumPy's
 
 
 def linspace(start: float, stop: float, num: int = 50, endpoint: bool = True) -> Array:

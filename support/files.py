@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import hashlib
 import io
 import math
@@ -329,12 +330,18 @@ def _npy_header(file: BinaryIO, version: tuple[int, int], size: int | None) -> B
 
 _temporaries: set[str] = set()
 _temporaries_lock = threading.Lock()
+_exiting = False
+"""Set once the process is exiting on a signal: no temporary is created
+after those being written were removed."""
 
 
-def remove_temporaries() -> None:
+def remove_temporaries(final: bool = False) -> None:
     """Delete every temporary file this process is writing: what the drivers
-    do when interrupted, before they exit."""
+    do when interrupted, before they exit. `final`: the process exits next,
+    while its work may still be running, which must then create no more."""
+    global _exiting
     with _temporaries_lock:
+        _exiting = _exiting or final
         paths = list(_temporaries)
         _temporaries.clear()
     for path in paths:
@@ -352,11 +359,30 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _abandoned(path: str) -> bool:
+    """Whether no process holds the lock of the temporary at `path`; the lock
+    is held by its writer from creation to rename, wherever it runs (another
+    PID namespace sharing the folder, whose process IDs mean nothing here),
+    and released by the kernel when the writer dies."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    finally:
+        os.close(descriptor)  # the lock goes with it
+    return True
+
+
 def sweep_temporaries(directory: str | os.PathLike[str]) -> list[str]:
     """Delete the temporaries in `directory` that processes of this machine
-    left when they were killed (their process no longer runs); returns their
-    paths. A temporary of a live process, of another machine, or anything
-    that is not a regular file is left alone."""
+    left when they were killed (no process holds their lock, and their
+    process ID is not that of a running process); returns their paths. A
+    temporary of a live writer, of another machine, or anything that is not
+    a regular file is left alone."""
     removed = []
     try:
         entries = list(os.scandir(directory))
@@ -370,7 +396,7 @@ def sweep_temporaries(directory: str | os.PathLike[str]) -> list[str]:
         if pid == os.getpid() or _alive(pid):
             continue
         with contextlib.suppress(OSError):
-            if entry.is_file(follow_symlinks=False):
+            if entry.is_file(follow_symlinks=False) and _abandoned(entry.path):
                 os.unlink(entry.path)
                 removed.append(entry.path)
     return removed
@@ -424,31 +450,56 @@ def write_atomically(
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
     directory = os.path.dirname(target)
     sweep_temporaries(directory)
-    temporary = _temporary_name(target)
     mode = stat.S_IMODE(status.st_mode) if status is not None else 0o666
-    with _temporaries_lock:
-        _temporaries.add(temporary)
+    temporary, descriptor = _create_temporary(target, mode & 0o777)
     try:
-        descriptor = os.open(
-            temporary,
-            os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
-            mode & 0o777,  # the umask applies, as it does to open()
-        )
-        with os.fdopen(descriptor, "wb") as file:
+        with os.fdopen(descriptor, "wb", closefd=False) as file:
             if status is not None:
                 _keep_owner_and_mode(descriptor, status)
             write(file)
             file.flush()
             os.fsync(descriptor)
-        os.replace(temporary, target)
+        os.replace(temporary, target)  # still locked: no sweep can take it
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
     finally:
+        os.close(descriptor)
         with _temporaries_lock:
             _temporaries.discard(temporary)
     _sync_directory(directory)
+
+
+def _create_temporary(target: str, mode: int) -> tuple[str, int]:
+    """A new temporary for `target`, open and locked (`flock`) until it is
+    renamed: the sweep of another process deletes only temporaries whose lock
+    it can take. Created under this process's lock, so that none appears
+    once the process is exiting (`remove_temporaries(final=True)`)."""
+    while True:
+        temporary = _temporary_name(target)
+        with _temporaries_lock:
+            if _exiting:
+                raise Terminated
+            descriptor = os.open(
+                temporary,
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
+                mode,  # the umask applies, as it does to open()
+            )
+            _temporaries.add(temporary)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+            # a sweep that came between the open and the lock deleted it
+            if os.path.samestat(os.fstat(descriptor), os.stat(temporary)):
+                return temporary, descriptor
+        except FileNotFoundError:
+            pass
+        except BaseException:
+            os.close(descriptor)
+            raise
+        os.close(descriptor)
+        with _temporaries_lock:
+            _temporaries.discard(temporary)
 
 
 _DESCRIPTOR = re.compile(r"/(proc/[^/]+|dev)/fd/[0-9]+")
@@ -517,20 +568,73 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 def run_interruptibly(program: str, body: Callable[[], int]) -> int:
     """`body()`, except that Ctrl-C (SIGINT) or SIGTERM removes the temporary
     files being written and exits with one line, status 130 or 143 (128 plus
-    the signal's number, as a shell reports it), instead of a traceback."""
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _terminate)
+    the signal's number, as a shell reports it), instead of a traceback.
+
+    Python runs signal handlers only between bytecodes of the main thread, so
+    a signal that arrives while NumPy computes a large product would wait for
+    it (half a minute for a 10000² `dot`). So the main thread runs `body` in
+    a worker thread and only waits for it: the wait is what the signal
+    interrupts. The worker cannot be stopped; once the temporaries are gone
+    the process exits at once (`os._exit`) if the worker is still running."""
+    if threading.current_thread() is not threading.main_thread():
+        return _reported(program, body, lambda: False)  # signals are the main's
+    worker = _Worker(body)
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return _reported(program, worker.run, worker.running)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _reported(
+    program: str, body: Callable[[], int], running: Callable[[], bool]
+) -> int:
+    """`body()`, with an interruption reported as one line; if work is still
+    `running` then, the process ends at once: Python would wait for it at
+    exit, and OpenBLAS's exit handler for its threads."""
     try:
         return body()
     except KeyboardInterrupt:
-        remove_temporaries()
-        print(f"{program}: interrupted", file=sys.stderr)
-        return 128 + signal.SIGINT
+        word, status = "interrupted", 128 + signal.SIGINT
     except Terminated:
-        remove_temporaries()
-        print(f"{program}: terminated", file=sys.stderr)
-        return 128 + signal.SIGTERM
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        word, status = "terminated", 128 + signal.SIGTERM
+    busy = running()
+    remove_temporaries(final=busy)
+    print(f"{program}: {word}", file=sys.stderr)
+    if busy:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(status)
+    return status
+
+
+class _Worker:
+    """A body run in a daemon thread while the main thread waits for it (a
+    wait that a signal interrupts); its exception is raised in the waiter."""
+
+    def __init__(self, body: Callable[[], int]) -> None:
+        self.body = body
+        self.done = threading.Event()
+        self.outcome: list[int] = []
+        self.failure: list[BaseException] = []
+
+    def running(self) -> bool:
+        """Whether the body has not finished (`Thread.is_alive` is not to be
+        trusted once a signal has interrupted `join`)."""
+        return not self.done.is_set()
+
+    def work(self) -> None:
+        try:
+            self.outcome.append(self.body())
+        except BaseException as error:  # re-raised in the waiting thread
+            self.failure.append(error)
+        finally:
+            self.done.set()
+
+    def run(self) -> int:
+        threading.Thread(target=self.work, name="gradopt driver", daemon=True).start()
+        self.done.wait()
+        if self.failure:
+            raise self.failure[0]
+        return self.outcome[0]

@@ -4,20 +4,31 @@ subprocess, the Python API, the front end)."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import importlib.util
+import inspect
 import os
 import re
+import signal
 import struct
 import subprocess
 import sys
+import time
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 import gradopt
+import gradopt.nn as gnn
+import gradopt.numpy as gnp
 from gradopt import GradoptError, Program
 from gradopt.runtime import iree
+from gradopt.support import files
 
 ROOT = Path(__file__).resolve().parent.parent
 CUBIC = ROOT / "examples" / "cubic.mlir"
@@ -342,3 +353,224 @@ def test_a_large_constant_product_is_computed_once(
     (product,) = Program(text).run().results
     assert len(calls) == 1 and product.shape == (1100, 1100)
     assert np.all(product == 1.0)
+
+
+# --- signals ------------------------------------------------------------------------
+
+
+def _wait_for_mapping(pid: int, name: str) -> None:
+    """Until process `pid` has loaded a shared library whose path holds `name`."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            if name in Path(f"/proc/{pid}/maps").read_text():
+                return
+        time.sleep(0.001)
+    raise AssertionError(f"process {pid} never loaded {name}")
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc")
+@pytest.mark.parametrize("name", ["grad-run", "grad-opt"])
+def test_ctrl_c_while_the_driver_imports_is_one_line(name: str) -> None:
+    """Ctrl-C while the driver imports its modules (NumPy's are loaded, xDSL's
+    follow) used to print a 30-line `KeyboardInterrupt` traceback."""
+    process = subprocess.Popen(
+        [BIN / name, CUBIC],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for_mapping(process.pid, "_multiarray_umath")
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert (process.returncode, out, err) == (130, "", f"{name}: interrupted\n")
+
+
+_SQUARE = "tensor<4000x4000xf32>"
+SLOW = "\n".join(
+    [
+        f"func.func @main(%v0: {_SQUARE}) -> {_SQUARE} {{",
+        *(
+            f"  %v{i + 1} = grad.dot %v{i}, %v0 : {_SQUARE}, {_SQUARE} to {_SQUARE}"
+            for i in range(4)
+        ),
+        f"  func.return %v4 : {_SQUARE}",
+        "}",
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("number", "status", "word"),
+    [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")],
+)
+def test_a_signal_during_a_long_kernel_exits_at_once(
+    tmp_path: Path, number: int, status: int, word: str
+) -> None:
+    """The signal used to wait for NumPy's product to finish (29 s for a
+    10000² dot); the run here takes seconds of products, and the driver must
+    be gone within one second of the signal."""
+    program = tmp_path / "slow.mlir"
+    program.write_text(SLOW)
+    process = subprocess.Popen(
+        [BIN / "grad-run", program, "-q", "--arg", "0=zeros"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_until_busy(process.pid)
+    sent = time.monotonic()
+    process.send_signal(number)
+    out, err = process.communicate(timeout=120)
+    assert time.monotonic() - sent < 1.0
+    assert (process.returncode, out, err) == (status, "", f"grad-run: {word}\n")
+
+
+def _wait_until_busy(pid: int) -> None:
+    """Until process `pid` computes a product: it has spent a second of CPU
+    time past the start (the products take several)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        if (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") > 2.0:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"process {pid} never got busy")
+
+
+# --- the temporary sweep --------------------------------------------------------------
+
+
+def test_the_sweep_leaves_a_locked_temporary_of_a_foreign_process_id(
+    tmp_path: Path,
+) -> None:
+    """A writer in another PID namespace sharing the folder has a process ID
+    that means nothing here (no such process, say): its temporary used to be
+    deleted under it. The lock it holds now keeps it; once released, the
+    temporary of a process that is gone is swept."""
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    name = f".out.npz.{files.TEMPORARY_TAG}-{files._HOST}-{dead.pid}-0a1b2c3d"
+    temporary = tmp_path / name
+    temporary.write_bytes(b"being written")
+    with open(temporary, "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        files.write_atomically(tmp_path / "other.npz", lambda f: f.write(b"x"))
+        assert temporary.exists()
+    files.write_atomically(tmp_path / "other.npz", lambda f: f.write(b"y"))
+    assert not temporary.exists()
+
+
+def test_a_temporary_is_locked_while_it_is_written(tmp_path: Path) -> None:
+    seen = []
+
+    def write(file: object) -> None:
+        (name,) = [n for n in os.listdir(tmp_path) if files.TEMPORARY_TAG in n]
+        with open(tmp_path / name, "rb") as other, pytest.raises(BlockingIOError):
+            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        seen.append(name)
+
+    files.write_atomically(tmp_path / "out", write)
+    assert len(seen) == 1 and os.listdir(tmp_path) == ["out"]
+
+
+# --- the front end: sizes, indices, captured arrays -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda x: x[::0], "the index slice(None, None, 0): slice step cannot be zero"),
+        (lambda x: gnp.pad(x, (2**63, 0)), "pad: Python int too large"),
+        (lambda x: gnp.pad(x, (2**60, 0)), "pad: a float32 array of shape"),
+        (lambda x: gnp.arange(10**15), "arange: a int32 array of shape (10"),
+        (lambda x: gnn.one_hot(gnp.arange(4), 10**15), "one_hot: a float32 array"),
+    ],
+    ids=["step-0", "pad-2**63", "pad-2**60", "arange", "one_hot"],
+)
+def test_sizes_and_indices_the_run_cannot_hold_are_located(
+    make: Callable[[object], object], message: str
+) -> None:
+    """These escaped as `ValueError`, `OverflowError` or `MemoryError` (after
+    `one_hot` had grown to 24 GB); the check comes before anything is made."""
+    line = inspect.getsourcelines(make)[1]
+    with pytest.raises(GradoptError) as caught:
+        gradopt.jit(make)(np.ones(4, np.float32))
+    report = str(caught.value)
+    assert report.startswith(f"{__file__}:{line}:"), report
+    assert message in report.splitlines()[0]
+
+
+def test_a_captured_array_is_traced_at_the_cost_of_one_copy() -> None:
+    """A captured 4 MB array used to become a list of Python floats, twice
+    (tracing, then planning): 18 times its size and seconds of CPU."""
+    w = np.random.default_rng(0).random(1 << 20, dtype=np.float32)
+
+    @gradopt.jit
+    def f(x: object) -> object:
+        return gnp.sum(w * x)
+
+    tracemalloc.start()
+    try:
+        total = f(np.float32(2.0))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * w.nbytes, peak
+    np.testing.assert_allclose(total, 2 * w.astype(np.float64).sum(), rtol=1e-4)
+
+
+def test_captured_arrays_keep_their_exact_bits() -> None:
+    floats = np.array([1.5, -0.0, np.inf, np.nan, 1e-45, -3.4e38], np.float32)
+    floats[3] = np.frombuffer(b"\x01\x00\xc0\x7f", np.float32)[0]  # a NaN payload
+    ints = np.array([0, -1, 2**31 - 1, -(2**31)], np.int32)
+    bools = np.array([True, False, False, True])
+
+    @gradopt.jit
+    def f(one: Any) -> object:
+        return floats * one, gnp.asarray(ints) + 0, gnp.asarray(bools) | (one < 0)
+
+    got = f(np.float32(1.0))
+    assert got[0].tobytes() == floats.tobytes()
+    np.testing.assert_array_equal(got[1], ints)
+    np.testing.assert_array_equal(got[2], bools)
+
+
+# --- the in-memory caches are bounded in bytes ---------------------------------------
+
+
+def test_the_run_cache_is_bounded_in_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """It kept 32 programs of any size (17 MB each at 3000 ops)."""
+    from gradopt.runtime import program as api
+    from gradopt.support import caches
+
+    monkeypatch.setattr(api, "_prepared_programs", caches.BoundedCache())
+    one = caches.module_bytes(Program(STEP).module) + len(STEP)
+    monkeypatch.setenv("GRADOPT_RUN_CACHE_BYTES", str(2 * one))
+    for name in ("a", "b", "c"):
+        gradopt.run(STEP, filename=name)
+    assert [key[1] for key in api._prepared_programs] == ["b", "c"]
+    assert api._prepared_programs.bytes == 2 * one
+    monkeypatch.setenv("GRADOPT_RUN_CACHE_BYTES", str(one - 1))  # none fits
+    gradopt.run(STEP, filename="d")
+    assert list(api._prepared_programs) == []
+
+
+def test_the_jit_cache_is_bounded_in_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A traced function kept one program per signature, without bound."""
+    from gradopt.support import caches
+
+    @gradopt.jit
+    def f(x: Any) -> object:
+        return x * 2
+
+    f(np.zeros(1, np.float32))
+    (key,) = f.cache
+    one = caches.module_bytes(f.cache.get(key).program.module)  # type: ignore[union-attr]
+    monkeypatch.setenv("GRADOPT_JIT_CACHE_BYTES", str(2 * one))
+    for size in (2, 3, 4):
+        f(np.zeros(size, np.float32))
+    assert len(f.cache) == 2 and f.cache.bytes == 2 * one
+    monkeypatch.setenv("GRADOPT_JIT_CACHE_BYTES", "0")
+    np.testing.assert_array_equal(f(np.ones(5, np.float32)), np.full(5, 2.0))
+    assert len(f.cache) == 0

@@ -44,7 +44,8 @@ from gradopt.support.diagnostics import (
     locate,
     parse_module,
 )
-from gradopt.tools.pipeline import check_pipeline
+from gradopt.tools.expected import expectations, verify
+from gradopt.tools.pipeline import OnEachFunction, check_pipeline
 
 SPLIT_MARKER = "// -----"
 
@@ -112,6 +113,7 @@ class GradOptMain(xDSLOptMain):
     def register_all_passes(self) -> None:
         for name, factory in universe().all_passes.items():
             self.register_pass(name, factory)
+        self.register_pass(OnEachFunction.name, lambda: OnEachFunction)
 
     def register_all_targets(self) -> None:
         for name, factory in universe().all_targets.items():
@@ -120,6 +122,13 @@ class GradOptMain(xDSLOptMain):
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         type(self).version_format = version_line()
         super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--verify-expected-diagnostics",
+            action="store_true",
+            help="check the input's '// expected-error {{...}}' annotations, as "
+            "mlir-opt's -verify-diagnostics does (xDSL's --verify-diagnostics "
+            "prints the errors instead)",
+        )
         # the list of gradopt's passes imports them: only when help is asked for
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
         format_help = arg_parser.format_help
@@ -192,6 +201,11 @@ class GradOptMain(xDSLOptMain):
         for i, (data, line_offset) in enumerate(datas):
             if i > 0:
                 output.write(SPLIT_MARKER + "\n")
+            if self.args.verify_expected_diagnostics:
+                failures = self._expected(data, extension, name, line_offset, output)
+                sys.stderr.write("".join(map(source.render, failures)))
+                failed = failed or bool(failures)
+                continue
             try:
                 output.write(self._process(data, extension, name, line_offset))
             except LocatedError as error:
@@ -216,6 +230,19 @@ class GradOptMain(xDSLOptMain):
             print(f"{self.args.output_file}: error: {error.strerror}", file=sys.stderr)
             return 1
         return 0
+
+    def _expected(
+        self, data: bytes, extension: str, name: str, offset: int, output: StringIO
+    ) -> list[LocatedError]:
+        """`--verify-expected-diagnostics` on one chunk: its result printed if
+        it has none, and what its annotations do not match."""
+        try:
+            output.write(self._process(data, extension, name, offset))
+            produced = None
+        except LocatedError as error:
+            produced = error
+        text = data.decode("utf-8", errors="replace")
+        return verify(expectations(text, name, offset + 1), produced)
 
     def _process(self, data: bytes, extension: str, name: str, offset: int) -> str:
         """Parse, verify and transform one chunk; return its printed result."""

@@ -140,12 +140,29 @@ def literal_array(value: Attribute, type: TensorType) -> np.ndarray:
     dense data) stands for."""
     dtype = dtype_of(type.get_element_type())
     if isinstance(value, DenseIntOrFPElementsAttr):
-        array = np.array(value.get_values(), dtype=dtype).reshape(type.get_shape())
+        array = dense_array(value.data.data, np.dtype(dtype)).reshape(type.get_shape())
     else:
         assert isinstance(value, FloatAttr | IntegerAttr)
         array = np.full(type.get_shape(), value.value.data, dtype=dtype)
     array.flags.writeable = False
     return array
+
+
+def dense_bytes(array: np.ndarray) -> bytes:
+    """The bytes of a `dense<...>` literal holding `array` (float32, int32 or
+    bool), as xDSL packs them: little-endian, an i1 true as 0xff. One copy
+    of the data, where a list of Python numbers costs ten times its size."""
+    if array.dtype == np.bool_:
+        return np.where(array, np.int8(-1), np.int8(0)).tobytes()
+    return array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
+
+
+def dense_array(data: bytes, dtype: np.dtype) -> np.ndarray:
+    """The read-only array of `dtype` (float32, int32 or bool) whose
+    `dense<...>` bytes are `data`: a view of them where the byte order allows."""
+    if dtype == np.bool_:
+        return np.frombuffer(data, np.int8) != 0
+    return np.frombuffer(data, dtype.newbyteorder("<")).astype(dtype, copy=False)
 
 
 def literal_of(array: np.ndarray, type: TensorType) -> Attribute:

@@ -6,7 +6,7 @@
 // RUN: EXIT_STATUS grad-opt %s -p 'canonicalize{' | filecheck %s --check-prefix=BRACE
 // RUN: EXIT_STATUS grad-opt %s -p 'cse{depth=3}' | filecheck %s --check-prefix=OPTION
 // RUN: EXIT_STATUS grad-opt %s -p 'builtin.module(cse' | filecheck %s --check-prefix=UNCLOSED
-// RUN: EXIT_STATUS grad-opt %s -p 'builtin.module(func.func(cse))' | filecheck %s --check-prefix=NESTED
+// RUN: EXIT_STATUS grad-opt %s -p 'builtin.module(func.foo(cse))' | filecheck %s --check-prefix=NESTED
 // RUN: EXIT_STATUS grad-opt %s -p 'builtin.module(expand-gradient,nope)' | filecheck %s --check-prefix=INNER
 
 // MLIR's `builtin.module(...)` wrapper is accepted around a pipeline; every
@@ -35,7 +35,7 @@ func.func @f(%x: tensor<f32>) -> tensor<f32> {
 // OPTION-NEXT: exit status: 1
 // UNCLOSED:      grad-opt: error: in pass pipeline at column 19: expected ')' to close 'builtin.module('
 // UNCLOSED-NEXT: exit status: 1
-// NESTED:      grad-opt: error: in pass pipeline at column 16: a nested pipeline on 'func.func' is not supported: xDSL's passes run on the whole module; list them at the top level
+// NESTED:      grad-opt: error: in pass pipeline at column 16: a nested pipeline on 'func.foo' is not supported: only 'func.func(...)', which runs its passes on each function
 // NESTED-NEXT: exit status: 1
 // INNER:      grad-opt: error: in pass pipeline at column 32: unknown pass 'nope'
 // INNER-NEXT: exit status: 1
