@@ -21,6 +21,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.utils.exceptions import ShrinkException
 
 from gradopt.dialect.ops import NegOp
 from gradopt.tools import grad_opt
@@ -66,11 +67,22 @@ class BoomPass(ModulePass):
         PatternRewriteWalker(_Boom()).rewrite_module(op)
 
 
+@dataclass(frozen=True)
+class ShrinkPass(ModulePass):
+    """A pass that tells shrinkray the input still shows what it looks for."""
+
+    name = "test-shrink"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        raise ShrinkException()
+
+
 @contextlib.contextmanager
 def extra_passes() -> Iterator[None]:
     added = {
         MoveNegLastPass.name: lambda: MoveNegLastPass,
         BoomPass.name: lambda: BoomPass,
+        ShrinkPass.name: lambda: ShrinkPass,
     }
     GRADOPT_UNIVERSE.all_passes.update(added)
     try:
@@ -136,8 +148,8 @@ def test_an_error_inside_a_pass_is_located_at_the_op_xdsl_names(
 
 
 def test_the_verifier_is_restored_after_the_callback(program: Path) -> None:
-    """The module's `verify` stands for gradopt's only while xDSL's callback
-    runs; the instance keeps no attribute of its own afterwards."""
+    """grad-opt's callback between passes calls gradopt's verifier itself:
+    the module's own `verify` is left alone, with no attribute set on it."""
     seen: list[ModuleOp] = []
 
     @dataclass(frozen=True)
@@ -190,3 +202,17 @@ def test_an_unknown_file_extension_is_one_error_line(tmp_path: Path) -> None:
     assert status == 1
     assert err == f"{path}: error: Unrecognized file extension 'txt' (use -f mlir)\n"
     assert run(str(path), "-f", "mlir")[0] == 0
+
+
+def test_shrink_says_whether_shrinkray_can_shrink_as_xdsl_opt_does(
+    program: Path,
+) -> None:
+    status, out, _ = run(str(program), "-p", "test-shrink", "--shrink")
+    assert (status, out) == (0, "Success, can shrink\n")
+    status, out, _ = run(str(program), "-p", "cse", "--shrink")
+    assert status == 1 and out.endswith("Failure, can't shrink\n")
+
+
+def test_a_shrink_exception_without_shrink_is_an_error(program: Path) -> None:
+    status, out, err = run(str(program), "-p", "test-shrink")
+    assert status == 1 and out == "" and "Traceback" not in err

@@ -12,9 +12,9 @@ traceback, and no partial output. Pipelines, input splitting, targets and
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
+import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -25,10 +25,11 @@ from typing import IO, TypeVar
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Dialect, Operation
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.printer import Printer
 from xdsl.universe import Universe
 from xdsl.utils.diagnostic import Diagnostic
-from xdsl.utils.exceptions import DiagnosticException
+from xdsl.utils.exceptions import DiagnosticException, ShrinkException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from gradopt.dialect.errors import OpError, without_op_name
@@ -144,25 +145,34 @@ class GradOptMain(xDSLOptMain):
         one-line `PipelineError` for a malformed one, and unwraps MLIR's
         `builtin.module(...)`), with gradopt's verification between passes.
 
-        xDSL's callback between passes prints the time of each pass, verifies
-        with `module.verify()` and prints the IR; it is kept as it is, with
-        the module's `verify` standing for `verify_module` while it runs, so
-        that the order of those steps, and what each prints, is xDSL's."""
+        The callback between passes does what xDSL's does, in its order (the
+        time of the pass, verification, the IR between passes), verifying
+        with `verify_module`, which names the failing op. xDSL builds its
+        callback inside `setup_pipeline` around `module.verify()`; a
+        `verify_module(module)` method of `xDSLOptMain` for subclasses to
+        override would let this be `super().setup_pipeline()`."""
         self.args.passes = check_pipeline(self.args.passes, self.available_passes)
-        super().setup_pipeline()
-        xdsl_callback = self.pipeline.callback
-        assert xdsl_callback is not None
+        started = time.perf_counter()
 
         def callback(
             previous: ModulePass | None, module: ModuleOp, following: ModulePass | None
         ) -> None:
-            module.verify = lambda *_, **__: verify_module(module)  # type: ignore
-            try:
-                xdsl_callback(previous, module, following)
-            finally:
-                del module.verify  # type: ignore
+            nonlocal started
+            if self.args.time_passes and previous is not None:
+                took = time.perf_counter() - started
+                print(f"Pass {previous.name} took {took} seconds")
+            if not self.args.disable_verify:
+                verify_module(module)
+            if previous and following and self.args.print_between_passes:
+                print(f"IR after {previous.name}:")
+                Printer(stream=sys.stdout).print_op(module)
+                print("\n\n\n")
+            if self.args.time_passes and following is not None:
+                started = time.perf_counter()
 
-        self.pipeline = dataclasses.replace(self.pipeline, callback=callback)
+        self.pipeline = PassPipeline.parse_spec(
+            self.available_passes, self.args.passes, callback
+        )
 
     def apply_passes(self, prog: ModuleOp) -> None:
         with _failing_op_recorded():
@@ -208,6 +218,11 @@ class GradOptMain(xDSLOptMain):
                 continue
             try:
                 output.write(self._process(data, extension, name, line_offset))
+            except ShrinkException:
+                if not self.args.shrink:
+                    raise
+                print("Success, can shrink")  # shrinkray may shrink: status 0
+                return 0
             except LocatedError as error:
                 report = source.render(error)
                 if self.args.verify_diagnostics or (
@@ -217,6 +232,9 @@ class GradOptMain(xDSLOptMain):
                     continue
                 sys.stderr.write(report)
                 failed = True
+        if self.args.shrink:
+            print("Failure, can't shrink")  # as xdsl-opt: no ShrinkException
+            return 1
         if failed and (self.args.output_file is not None or len(datas) == 1):
             return 1  # nothing half-written
 
@@ -281,7 +299,12 @@ def _failing_op_recorded() -> Iterator[None]:
     """While passes run, an error that xDSL reports about an op (through
     `Operation.emit_error`, as the pattern rewriter does for an exception in
     a pattern) keeps that op, so that grad-opt can point at its line. xDSL
-    names the op only in the module it prints with the error."""
+    names the op only in the module it prints with the error.
+
+    xDSL has no hook here (`emit_error` makes its own `Diagnostic`), so this
+    wraps `Diagnostic.raise_exception` while the passes run; it goes once
+    `Operation.emit_error` keeps the op on the exception it raises (as MLIR's
+    diagnostics carry their location)."""
     original = Diagnostic.raise_exception
 
     def raise_exception(self: Diagnostic, ir: object, underlying_error: Exception):
