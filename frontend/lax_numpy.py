@@ -68,7 +68,7 @@ def constant(data: np.ndarray) -> Array:
     key = ("dense", data.dtype, data.shape, hashlib.sha256(packed).digest())
     if (known := active.constants.get(key)) is None:
         type = tensor(data.dtype, data.shape)
-        attr = DenseIntOrFPElementsAttr(type, BytesAttr(packed))
+        attr = DenseIntOrFPElementsAttr(type, BytesAttr(packed))  # pyright: ignore[reportArgumentType]
         known = active.emit(ConstOp(attr, type)).results[0]
         active.constants[key] = known
     return Array(active, known)

@@ -419,7 +419,8 @@ class _PlanBuilder:
             return None
         # sizes first: a huge literal (a splat is a view of one element) or a
         # large fresh result would cost memory and time here and at each run
-        if any(np.size(self.constants[i]) > FOLD_LIMIT for i in operands) or (
+        values = [self.constants[i] for i in operands]
+        if any(isinstance(v, np.ndarray) and v.size > FOLD_LIMIT for v in values) or (
             op.fresh_result()
             and any(
                 isinstance(t := r.type, TensorType) and t.element_count() > FOLD_LIMIT
@@ -429,7 +430,7 @@ class _PlanBuilder:
             return None
         try:
             with np.errstate(all="ignore"):
-                value = action(*(self.constants[i] for i in operands))
+                value = action(*values)
         except (OpError, MemoryError):  # left for the run to report, located
             return None
         if isinstance(value, np.ndarray):

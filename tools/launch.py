@@ -8,6 +8,7 @@ traceback of thirty lines (the drivers handle it themselves once running)."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -16,9 +17,20 @@ from gradopt.support.collector import cyclic_gc_paused
 
 
 def _launched(program: str, load: Callable[[], Callable[[], int]]) -> int:
+    def interrupted(signum: int, frame: object) -> None:
+        # while the driver imports: nothing is written yet, and a
+        # KeyboardInterrupt raised inside an import can surface as another
+        # error (a module left half-imported), so leave at once
+        sys.stderr.write(f"{program}: interrupted\n")
+        os._exit(128 + signal.SIGINT)
+
+    default = signal.signal(signal.SIGINT, interrupted)
     try:
         with cyclic_gc_paused():
             main = load()
+    finally:
+        signal.signal(signal.SIGINT, default)
+    try:
         return main()
     except KeyboardInterrupt:  # before the driver's own handling, or after it
         print(f"{program}: interrupted", file=sys.stderr)
