@@ -77,6 +77,10 @@ def evaluate(function: Function, input: Json, backend: str) -> dict[str, Any]:
     return {"output": function.output(result, input), "timings": timings}
 
 
+class ProtocolError(Exception):
+    """A message that does not follow GradBench's protocol."""
+
+
 class Tool:
     """The tool's state between messages: the backend and the evals defined
     so far."""
@@ -89,7 +93,7 @@ class Tool:
         """The response to one message (an `id` for the kinds that need no
         more)."""
         if not isinstance(message, dict) or "id" not in message:
-            raise ValueError("a message is a JSON object with an id")
+            raise ProtocolError("a message is a JSON object with an id")
         response: dict[str, Any] = {"id": message["id"]}
         kind = message.get("kind")
         if kind == "start":
@@ -109,10 +113,10 @@ class Tool:
         elif kind == "evaluate":
             name = message.get("module")
             if name not in self.defined:
-                raise ValueError(f"the module {name!r} was not defined")
+                raise ProtocolError(f"the module {name!r} was not defined")
             functions = self.defined[name].FUNCTIONS
             if message.get("function") not in functions:
-                raise ValueError(
+                raise ProtocolError(
                     f"the module {name!r} has no function {message.get('function')!r}"
                 )
             function = functions[message["function"]]
@@ -129,7 +133,9 @@ class Tool:
             try:
                 message = json.loads(line)
                 response = self.answer(message)
-            except GradoptError as failure:
+            except json.JSONDecodeError as failure:
+                response = self.failure(message, f"malformed message: {failure}")
+            except (ProtocolError, GradoptError) as failure:
                 response = self.failure(message, str(failure))
             except Exception:
                 response = self.failure(message, traceback.format_exc())

@@ -1,0 +1,222 @@
+"""A go-between for GradBench's evals and tools, in place of its `gradbench run`
+(a Rust program run with Docker images, neither of which this machine has),
+and the table of RESULTS.md from the logs it writes.
+
+    python bench/gradbench/run.py run --eval "CMD" --tool "CMD" -o LOG.jsonl
+    python bench/gradbench/run.py table LOG.jsonl... [--tool-names NAME...]
+
+`run` starts both commands, passes each message of the eval to the tool and
+each response back, and logs every line as GradBench's intermediary does
+(`{"elapsed": {"nanoseconds": N}, "message": ...}` and `{..., "response":
+...}`, elapsed since the start). It prints one line per evaluation.
+
+`table` reads such logs and prints, per eval, size and tool, whether the
+eval accepted the outputs, the mean `evaluate` time of the primal and of the
+derivative (the mean is what GradBench's summary scores), their ratio, and
+the tool's one-time `prepare` timings where it reports them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+PRIMAL_AND_DERIVATIVE = {
+    "ba": ("objective", "jacobian"),
+    "gmm": ("objective", "jacobian"),
+    "ht": ("objective", "jacobian"),
+    "lstm": ("objective", "jacobian"),
+    "kmeans": ("cost", "dir"),
+    "ode": ("primal", "gradient"),
+    "llsq": ("primal", "gradient"),
+    "det": ("primal", "gradient"),
+    "lse": ("primal", "gradient"),
+    "hello": ("square", "double"),
+}
+"""The primal and the derivative function of each eval, as GradBench's
+summary pairs them."""
+
+
+def run(eval_command: str, tool_command: str, log: IO[str], cwd: Path) -> int:
+    """Pass messages between the eval and the tool until the eval stops;
+    the eval's exit status."""
+    start = time.perf_counter_ns()
+    pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "text": True}
+    evaluation = subprocess.Popen(shlex.split(eval_command), cwd=cwd, **pipes)
+    tool = subprocess.Popen(shlex.split(tool_command), cwd=cwd, **pipes)
+    assert evaluation.stdin and evaluation.stdout and tool.stdin and tool.stdout
+
+    def record(kind: str, value: Any) -> None:
+        elapsed = {"nanoseconds": time.perf_counter_ns() - start}
+        log.write(json.dumps({"elapsed": elapsed, kind: value}) + "\n")
+        log.flush()
+
+    try:
+        for line in evaluation.stdout:
+            message = json.loads(line)
+            record("message", message)
+            tool.stdin.write(line)
+            tool.stdin.flush()
+            answer = tool.stdout.readline()
+            if not answer:
+                print(f"the tool stopped at message {message['id']}", file=sys.stderr)
+                break
+            response = json.loads(answer)
+            record("response", response)
+            report(message, response)
+            evaluation.stdin.write(answer)
+            evaluation.stdin.flush()
+    finally:
+        for process in (evaluation, tool):
+            if process.stdin:
+                process.stdin.close()
+        tool.wait()
+    return evaluation.wait()
+
+
+def timed(response: dict[str, Any], name: str) -> list[int]:
+    """The nanoseconds of the response's timings called `name`."""
+    timings = response.get("timings") or []
+    return [t["nanoseconds"] for t in timings if t["name"] == name]
+
+
+def report(message: dict[str, Any], response: dict[str, Any]) -> None:
+    """One line on stdout about an exchange worth seeing while it runs."""
+    kind = message.get("kind")
+    if kind == "evaluate":
+        runs = timed(response, "evaluate")
+        mean = sum(runs) / len(runs) / 1e6 if runs else float("nan")
+        what = f"{message['module']} {message['function']}"
+        print(
+            f"{what} {message.get('description', '')}: success="
+            f"{response.get('success')} runs={len(runs)} mean={mean:.3f} ms",
+            flush=True,
+        )
+    elif kind == "analysis" and not message.get("valid"):
+        print(f"  invalid: {str(message.get('error'))[:300]}", flush=True)
+    elif kind == "define" and not response.get("success"):
+        print(f"{message['module']}: not defined: {response.get('error')}", flush=True)
+
+
+@dataclass
+class Row:
+    """One size of one eval for one tool."""
+
+    valid: dict[str, bool] = field(default_factory=dict)
+    mean: dict[str, float] = field(default_factory=dict)
+    prepare: dict[str, float] = field(default_factory=dict)
+    error: dict[str, str] = field(default_factory=dict)
+
+
+def rows(log: Path) -> tuple[str, str, dict[str, Row]]:
+    """The tool's name, the eval's and a `Row` per input description."""
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line]
+    messages = {
+        entry["message"]["id"]: entry["message"]
+        for entry in lines
+        if "message" in entry
+    }
+    tool_name, eval_name, table = "?", "?", {}
+    for entry in lines:
+        if "response" not in entry:
+            continue
+        response = entry["response"]
+        message = messages.get(response.get("id"), {})
+        kind = message.get("kind")
+        if kind == "start":
+            tool_name = response.get("tool") or tool_name
+            eval_name = message.get("eval") or eval_name
+        elif kind == "evaluate":
+            row = table.setdefault(message.get("description", "-"), Row())
+            function = message["function"]
+            runs, prepared = timed(response, "evaluate"), timed(response, "prepare")
+            if runs:
+                row.mean[function] = sum(runs) / len(runs) / 1e9
+            if prepared:
+                row.prepare[function] = sum(prepared) / 1e9
+            if not response.get("success"):
+                row.valid[function] = False
+                row.error[function] = str(response.get("error"))
+        elif kind == "analysis":
+            evaluated = messages[message["of"]]
+            row = table.setdefault(evaluated.get("description", "-"), Row())
+            row.valid[evaluated["function"]] = bool(message["valid"])
+            if not message["valid"]:
+                row.error[evaluated["function"]] = str(message.get("error"))
+    return tool_name, eval_name, table
+
+
+def seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 1e3:.3g} ms" if value < 1 else f"{value:.3g} s"
+
+
+def table(logs: list[Path], names: list[str]) -> Iterator[str]:
+    """Markdown lines: one table per eval, a row per size and tool."""
+    by_eval: dict[str, list[tuple[str, dict[str, Row]]]] = {}
+    for i, log in enumerate(logs):
+        tool_name, eval_name, found = rows(log)
+        by_eval.setdefault(eval_name, []).append(
+            (names[i] if i < len(names) else tool_name, found)
+        )
+    for eval_name, tools in by_eval.items():
+        primal, derivative = PRIMAL_AND_DERIVATIVE.get(eval_name, ("?", "?"))
+        yield f"### {eval_name}"
+        yield ""
+        yield (
+            f"| size | tool | valid | {primal} | {derivative} | ratio "
+            f"| prepare ({primal} / {derivative}) |"
+        )
+        yield "|---|---|---|---|---|---|---|"
+        sizes = list(dict.fromkeys(size for _, found in tools for size in found))
+        for size in sizes:
+            for tool_name, found in tools:
+                row = found.get(size)
+                if row is None:
+                    continue
+                checked = [row.valid.get(f) for f in (primal, derivative)]
+                valid = "/".join(
+                    "-" if v is None else ("yes" if v else "**no**") for v in checked
+                )
+                a, b = row.mean.get(primal), row.mean.get(derivative)
+                ratio = f"{b / a:.1f}" if a and b else "-"
+                prepare = " / ".join(
+                    seconds(row.prepare.get(f)) for f in (primal, derivative)
+                )
+                yield (
+                    f"| {size} | {tool_name} | {valid} | {seconds(a)} | {seconds(b)} "
+                    f"| {ratio} | {prepare if row.prepare else '-'} |"
+                )
+        yield ""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    running = commands.add_parser("run", help="run an eval against a tool")
+    running.add_argument("--eval", required=True, help="the eval's command")
+    running.add_argument("--tool", required=True, help="the tool's command")
+    running.add_argument("-o", "--output", type=Path, required=True, help="the log")
+    running.add_argument("--cwd", type=Path, default=Path.cwd(), help="where to run")
+    tabling = commands.add_parser("table", help="the table of some logs")
+    tabling.add_argument("logs", type=Path, nargs="+")
+    tabling.add_argument("--tool-names", nargs="*", default=[])
+    options = parser.parse_args()
+    if options.command == "run":
+        with options.output.open("w") as log:
+            sys.exit(run(options.eval, options.tool, log, options.cwd))
+    for line in table(options.logs, options.tool_names):
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
