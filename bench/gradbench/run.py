@@ -112,11 +112,22 @@ class Row:
 
     valid: dict[str, bool] = field(default_factory=dict)
     mean: dict[str, float] = field(default_factory=dict)
+    first: dict[str, float] = field(default_factory=dict)
     prepare: dict[str, float] = field(default_factory=dict)
     error: dict[str, str] = field(default_factory=dict)
 
 
-def rows(log: Path) -> tuple[str, str, dict[str, Row]]:
+@dataclass
+class Log:
+    """What one run of an eval against a tool gave."""
+
+    tool: str = "?"
+    eval: str = "?"
+    undefined: str | None = None
+    sizes: dict[str, Row] = field(default_factory=dict)
+
+
+def read(log: Path) -> Log:
     """The tool's name, the eval's and a `Row` per input description."""
     lines = [json.loads(line) for line in log.read_text().splitlines() if line]
     messages = {
@@ -124,7 +135,7 @@ def rows(log: Path) -> tuple[str, str, dict[str, Row]]:
         for entry in lines
         if "message" in entry
     }
-    tool_name, eval_name, table = "?", "?", {}
+    found = Log()
     for entry in lines:
         if "response" not in entry:
             continue
@@ -132,14 +143,17 @@ def rows(log: Path) -> tuple[str, str, dict[str, Row]]:
         message = messages.get(response.get("id"), {})
         kind = message.get("kind")
         if kind == "start":
-            tool_name = response.get("tool") or tool_name
-            eval_name = message.get("eval") or eval_name
+            found.tool = response.get("tool") or found.tool
+            found.eval = message.get("eval") or found.eval
+        elif kind == "define" and not response.get("success"):
+            found.undefined = str(response.get("error", "no reason given"))
         elif kind == "evaluate":
-            row = table.setdefault(message.get("description", "-"), Row())
+            row = found.sizes.setdefault(message.get("description", "-"), Row())
             function = message["function"]
             runs, prepared = timed(response, "evaluate"), timed(response, "prepare")
             if runs:
                 row.mean[function] = sum(runs) / len(runs) / 1e9
+                row.first[function] = runs[0] / 1e9
             if prepared:
                 row.prepare[function] = sum(prepared) / 1e9
             if not response.get("success"):
@@ -147,11 +161,11 @@ def rows(log: Path) -> tuple[str, str, dict[str, Row]]:
                 row.error[function] = str(response.get("error"))
         elif kind == "analysis":
             evaluated = messages[message["of"]]
-            row = table.setdefault(evaluated.get("description", "-"), Row())
+            row = found.sizes.setdefault(evaluated.get("description", "-"), Row())
             row.valid[evaluated["function"]] = bool(message["valid"])
             if not message["valid"]:
                 row.error[evaluated["function"]] = str(message.get("error"))
-    return tool_name, eval_name, table
+    return found
 
 
 def seconds(value: float | None) -> str:
@@ -160,41 +174,49 @@ def seconds(value: float | None) -> str:
     return f"{value * 1e3:.3g} ms" if value < 1 else f"{value:.3g} s"
 
 
+def pair(row: dict[str, float], functions: tuple[str, str]) -> str:
+    """`row`'s times of the primal and the derivative, as "a / b"."""
+    if not row:
+        return "-"
+    return " / ".join(seconds(row.get(f)) for f in functions)
+
+
 def table(logs: list[Path], names: list[str]) -> Iterator[str]:
     """Markdown lines: one table per eval, a row per size and tool."""
-    by_eval: dict[str, list[tuple[str, dict[str, Row]]]] = {}
-    for i, log in enumerate(logs):
-        tool_name, eval_name, found = rows(log)
-        by_eval.setdefault(eval_name, []).append(
-            (names[i] if i < len(names) else tool_name, found)
-        )
+    by_eval: dict[str, list[tuple[str, Log]]] = {}
+    for i, path in enumerate(logs):
+        log = read(path)
+        name = names[i] if i < len(names) else log.tool
+        by_eval.setdefault(log.eval, []).append((name, log))
     for eval_name, tools in by_eval.items():
-        primal, derivative = PRIMAL_AND_DERIVATIVE.get(eval_name, ("?", "?"))
+        functions = PRIMAL_AND_DERIVATIVE.get(eval_name, ("?", "?"))
         yield f"### {eval_name}"
         yield ""
         yield (
-            f"| size | tool | valid | {primal} | {derivative} | ratio "
-            f"| prepare ({primal} / {derivative}) |"
+            f"| size | tool | valid | {functions[0]} | {functions[1]} | ratio "
+            "| prepare | first run |"
         )
-        yield "|---|---|---|---|---|---|---|"
-        sizes = list(dict.fromkeys(size for _, found in tools for size in found))
+        yield "|---|---|---|---|---|---|---|---|"
+        for name, log in tools:
+            if log.undefined is not None:
+                reason = " ".join(log.undefined.split())[:200]
+                yield f"| all | {name} | not defined: {reason} | | | | | |"
+        sizes = dict.fromkeys(size for _, log in tools for size in log.sizes)
         for size in sizes:
-            for tool_name, found in tools:
-                row = found.get(size)
+            for name, log in tools:
+                row = log.sizes.get(size)
                 if row is None:
                     continue
-                checked = [row.valid.get(f) for f in (primal, derivative)]
                 valid = "/".join(
-                    "-" if v is None else ("yes" if v else "**no**") for v in checked
+                    "-" if v is None else ("yes" if v else "**no**")
+                    for v in (row.valid.get(f) for f in functions)
                 )
-                a, b = row.mean.get(primal), row.mean.get(derivative)
+                a, b = (row.mean.get(f) for f in functions)
                 ratio = f"{b / a:.1f}" if a and b else "-"
-                prepare = " / ".join(
-                    seconds(row.prepare.get(f)) for f in (primal, derivative)
-                )
                 yield (
-                    f"| {size} | {tool_name} | {valid} | {seconds(a)} | {seconds(b)} "
-                    f"| {ratio} | {prepare if row.prepare else '-'} |"
+                    f"| {size} | {name} | {valid} | {seconds(a)} | {seconds(b)} "
+                    f"| {ratio} | {pair(row.prepare, functions)} "
+                    f"| {pair(row.first, functions)} |"
                 )
         yield ""
 

@@ -39,7 +39,7 @@ class Function:
     static_argnums: tuple[int, ...] = ()
 
 
-IMPLEMENTED = ("hello", "lse", "llsq", "gmm", "kmeans", "det", "ba", "ode")
+IMPLEMENTED = ("hello", "lse", "llsq", "gmm", "kmeans", "det", "ba", "ht", "ode")
 
 MISSING: Mapping[str, str] = {
     "lstm": (
@@ -54,10 +54,6 @@ MISSING: Mapping[str, str] = {
     "saddle": (
         "the eval runs nested gradient descent until convergence, a loop of "
         "run-time length; gradopt's front end has no while loop yet"
-    ),
-    "ht": (
-        "not implemented yet: the hand model's correspondences and triangles "
-        "need integer-array indexing, which gradopt's front end lacks"
     ),
 }
 
