@@ -25,7 +25,7 @@ TOOL = ROOT / "bench" / "gradbench" / "tool.py"
 sys.path.insert(0, str(TOOL.parent))
 
 import evals  # noqa: E402
-from evals import ba, det, gmm, hello, kmeans, llsq, lse, ode  # noqa: E402
+from evals import ba, det, gmm, hello, ht, kmeans, llsq, lse, ode  # noqa: E402
 from run import table  # noqa: E402
 
 
@@ -307,6 +307,113 @@ def test_ba_observations_see_cameras_and_points_in_turn() -> None:
     np.testing.assert_array_equal(tiled, rows[np.arange(10) % 4])
 
 
+def hand_input(us: bool) -> dict[str, Any]:
+    """A made-up hand in the eval's input shape: 22 bones (the pose layout of
+    26 parameters needs them), each the child of an earlier one, 30 vertices
+    skinned to random bones, 12 points."""
+    rng = np.random.default_rng(5)
+    bones, count, points = 22, 30, 12
+
+    def transforms() -> list[Any]:
+        matrices = np.tile(np.eye(4), (bones, 1, 1))
+        matrices[:, :3, :] += rng.normal(scale=0.3, size=(bones, 3, 4))
+        return matrices.tolist()
+
+    weights = rng.random((count, bones)) * (rng.random((count, bones)) < 0.2)
+    weights[:, 0] += 0.1
+    triangles = rng.integers(0, count, size=(20, 3))
+    return {
+        "theta": rng.normal(scale=0.5, size=26).tolist(),
+        "data": {
+            "model": {
+                "bone_count": bones,
+                "bone_names": [f"bone{i}" for i in range(bones)],
+                "parents": [-1, *(int(rng.integers(0, i)) for i in range(1, bones))],
+                "base_relatives": transforms(),
+                "inverse_base_absolutes": transforms(),
+                "base_positions": np.c_[
+                    rng.normal(size=(count, 3)), np.ones(count)
+                ].tolist(),
+                "weights": (weights / weights.sum(axis=1, keepdims=True)).tolist(),
+                "triangles": triangles.tolist(),
+                "is_mirrored": True,
+            },
+            "correspondences": rng.integers(0, 20 if us else count, points).tolist(),
+            "points": rng.normal(size=(points, 3)).tolist(),
+        },
+        "us": rng.random((points, 2)).tolist() if us else [],
+    }
+
+
+def hand_offsets(jnp: Any, input: dict[str, Any], theta: Any, us: Any) -> Any:
+    """The eval's C++ objective, one bone and one point at a time."""
+    model, data = input["data"]["model"], input["data"]
+    pose = [[theta[0], 1.0, theta[3]], [theta[1], 1.0, theta[4]]]
+    pose.append([theta[2], 1.0, theta[5]])
+    columns = [[pose[r][c] for r in range(3)] for c in range(3)]
+    columns += [[0.0, 0.0, 0.0]] * 2
+    at = 6
+    for _ in range(5):
+        columns += [[theta[at], theta[at + 1], 0.0], [theta[at + 2], 0.0, 0.0]]
+        columns += [[theta[at + 3], 0.0, 0.0], [0.0, 0.0, 0.0]]
+        at += 4
+    absolutes: list[Any] = []
+    for bone, parent in enumerate(model["parents"]):
+        tx, tz, ty = columns[bone + 3]
+        c, s = jnp.cos, jnp.sin
+        rx = jnp.array([[1, 0, 0], [0, c(tx), -s(tx)], [0, s(tx), c(tx)]])
+        ry = jnp.array([[c(ty), 0, s(ty)], [0, 1, 0], [-s(ty), 0, c(ty)]])
+        rz = jnp.array([[c(tz), -s(tz), 0], [s(tz), c(tz), 0], [0, 0, 1]])
+        turn = jnp.eye(4).at[:3, :3].set(rz @ ry @ rx)
+        relative = jnp.asarray(model["base_relatives"][bone]) @ turn
+        absolutes.append(relative if parent < 0 else absolutes[parent] @ relative)
+    base = jnp.asarray(model["base_positions"]).T
+    weights = jnp.asarray(model["weights"])
+    positions = jnp.zeros((3, base.shape[1]))
+    for bone, absolute in enumerate(absolutes):
+        moved = absolute @ jnp.asarray(model["inverse_base_absolutes"][bone]) @ base
+        positions = positions + moved[:3] * weights[:, bone]
+    positions = positions.at[0].multiply(-1.0)
+    angle = jnp.sqrt(theta[:3] @ theta[:3])
+    k = theta[:3] / angle
+    cross = jnp.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    turn = jnp.eye(3) + jnp.sin(angle) * cross + (1 - jnp.cos(angle)) * cross @ cross
+    positions = turn @ positions + theta[3:6, None]
+    errors = []
+    for i, (point, target) in enumerate(
+        zip(data["points"], data["correspondences"], strict=True)
+    ):
+        if us is None:
+            on = positions[:, target]
+        else:
+            a, b, c = model["triangles"][target]
+            on = us[i, 0] * positions[:, a] + us[i, 1] * positions[:, b]
+            on = on + (1 - us[i, 0] - us[i, 1]) * positions[:, c]
+        errors.append(jnp.asarray(point) - on)
+    return jnp.concatenate(errors)
+
+
+def test_ht_vertices(jax: Any) -> None:
+    input = hand_input(us=False)
+    theta = jax.numpy.asarray(input["theta"])
+    expected = hand_offsets(jax.numpy, input, theta, None)
+    check(np.asarray(expected).tolist(), compute(ht, "objective", input))
+
+
+def test_ht_triangles(jax: Any) -> None:
+    """The variant with us, whose Jacobian has every column kind (us first,
+    then theta)."""
+    input = hand_input(us=True)
+    theta, us = (jax.numpy.asarray(input[k]) for k in ("theta", "us"))
+    offsets = jax.jit(lambda t, u: hand_offsets(jax.numpy, input, t, u))
+    check(np.asarray(offsets(theta, us)).tolist(), compute(ht, "objective", input))
+    d_theta, d_us = jax.jit(jax.jacfwd(offsets, argnums=(0, 1)))(theta, us)
+    d_us = np.asarray(d_us).reshape(-1, 12, 2)
+    own = d_us[np.arange(36), np.arange(36) // 3]  # each point's own (u0, u1)
+    expected = np.concatenate([own, np.asarray(d_theta)], axis=1)
+    check(expected.tolist(), compute(ht, "jacobian", input))
+
+
 # --- The protocol -----------------------------------------------------------------
 
 SESSION = [
@@ -461,7 +568,9 @@ def test_the_table_pairs_primal_and_derivative(tmp_path: Path) -> None:
     log.write_text("".join(json.dumps(e) + "\n" for e in entries))
     lines = list(table([log], []))
     assert lines[0] == "### lse"
-    assert lines[4] == "| n=8 | gradopt | yes/**no** | 3 ms | 9 ms | 3.0 | - |"
+    assert lines[4] == (
+        "| n=8 | gradopt | yes/**no** | 3 ms | 9 ms | 3.0 | - | 2 ms / 9 ms |"
+    )
 
 
 SIZE = {"module": "lse", "description": "n=8"}
