@@ -7,6 +7,7 @@ driven line by line through a subprocess."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import subprocess
@@ -549,6 +550,35 @@ def test_hello_without_runs_runs_once(answers: list[dict[str, Any]]) -> None:
     answer = answers[14]
     assert answer["output"] == 8.0 and len(evaluations(answer)) == 1
     assert answers[15] == {"id": 13}
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("iree") is None
+    or importlib.util.find_spec("iree.runtime") is None,
+    reason="IREE is not installed: pip install 'gradopt[iree]'",
+)
+def test_the_iree_backend_compiles_in_prepare() -> None:
+    """With `--backend iree` the compilation is the `prepare` timing and the
+    runs give the interpreter's answer."""
+    input = {"x": [1.0, 3.0], "min_runs": 2, "min_seconds": 0}
+    lines = [
+        {"id": 0, "kind": "start"},
+        {"id": 1, "kind": "define", "module": "lse"},
+        {"id": 2, "kind": "evaluate", "module": "lse", "function": "gradient"}
+        | {"input": input},
+    ]
+    done = subprocess.run(
+        [sys.executable, str(TOOL), "--backend", "iree"],
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    start, _, answer = (json.loads(line) for line in done.stdout.splitlines())
+    assert start["config"]["backend"] == "iree"
+    assert [t["name"] for t in answer["timings"]] == ["prepare", "evaluate", "evaluate"]
+    check([1 / (1 + math.e**2), 1 / (1 + math.e**-2)], answer["output"])
 
 
 def test_the_table_pairs_primal_and_derivative(tmp_path: Path) -> None:
