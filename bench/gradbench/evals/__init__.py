@@ -30,12 +30,13 @@ class Function:
     `gradopt.grad`, `vjp` or `jvp` inside it), `arguments` turns the eval's
     input into its arguments (float32 arrays, and the Python values listed in
     `static_argnums`, which select the traced signature), and `output` turns
-    its result into the eval's output.
+    its result into the eval's output (by default the result itself, as
+    float64 JSON).
     """
 
     compute: Callable[..., Any]
     arguments: Callable[[Json], tuple[Any, ...]]
-    output: Callable[[Any, Json], Json]
+    output: Callable[[Any, Json], Json] = lambda result, input: to_json(result)
     static_argnums: tuple[int, ...] = ()
 
 
@@ -74,5 +75,6 @@ def floats(values: Json) -> np.ndarray:
 
 
 def to_json(values: Any) -> Json:
-    """A result (array or number) as float64 JSON numbers."""
+    """A result (array or number) as float64 JSON numbers (a float for a
+    rank-0 array)."""
     return np.asarray(values, dtype=np.float64).tolist()

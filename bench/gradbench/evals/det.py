@@ -56,15 +56,11 @@ def _arguments(input: Json) -> tuple[Any, ...]:
     return floats(input["A"]).reshape(ell, ell), expansions(ell)
 
 
-def _scalar(result: Any, input: Json) -> Json:
-    return float(result)
-
-
 def _flat(result: Any, input: Json) -> Json:
     return to_json(np.ravel(result))
 
 
 FUNCTIONS = {
-    "primal": Function(determinant, _arguments, _scalar),
+    "primal": Function(determinant, _arguments),
     "gradient": Function(gradopt.grad(determinant), _arguments, _flat),
 }

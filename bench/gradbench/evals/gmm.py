@@ -82,17 +82,13 @@ def _arguments(input: Json) -> tuple[Any, ...]:
     )
 
 
-def _objective(result: Any, input: Json) -> Json:
-    return float(result)
-
-
 def _gradient(result: Any, input: Json) -> Json:
     names = ("alpha", "mu", "q", "l")
     return {name: to_json(value) for name, value in zip(names, result, strict=True)}
 
 
 FUNCTIONS = {
-    "objective": Function(log_posterior, _arguments, _objective),
+    "objective": Function(log_posterior, _arguments),
     "jacobian": Function(
         gradopt.grad(log_posterior, argnums=(0, 1, 2, 3)), _arguments, _gradient
     ),

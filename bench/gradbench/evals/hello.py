@@ -18,11 +18,7 @@ def _scalar(input: Json) -> tuple[Any, ...]:
     return (np.float32(input),)
 
 
-def _number(result: Any, input: Json) -> Json:
-    return float(result)
-
-
 FUNCTIONS = {
-    "square": Function(square, _scalar, _number),
-    "double": Function(gradopt.grad(square), _scalar, _number),
+    "square": Function(square, _scalar),
+    "double": Function(gradopt.grad(square), _scalar),
 }

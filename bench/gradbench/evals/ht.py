@@ -30,7 +30,7 @@ import numpy as np
 
 import gradopt
 import gradopt.numpy as gnp
-from evals import Function, Json, floats, to_json
+from evals import Function, Json, floats
 
 FINGERS = 5
 
@@ -191,11 +191,7 @@ def _arguments(input: Json) -> tuple[Any, ...]:
     return theta, us, model, (parents, bool(spec["is_mirrored"]), bool(input["us"]))
 
 
-def _values(result: Any, input: Json) -> Json:
-    return to_json(result)
-
-
 FUNCTIONS = {
-    "objective": Function(objective, _arguments, _values, static_argnums=(3,)),
-    "jacobian": Function(jacobian, _arguments, _values, static_argnums=(3,)),
+    "objective": Function(objective, _arguments, static_argnums=(3,)),
+    "jacobian": Function(jacobian, _arguments, static_argnums=(3,)),
 }

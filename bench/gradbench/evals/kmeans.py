@@ -13,7 +13,7 @@ from typing import Any
 
 import gradopt
 import gradopt.numpy as gnp
-from evals import Function, Json, floats, to_json
+from evals import Function, Json, floats
 
 
 def cost(points: Any, centroids: Any) -> Any:
@@ -39,11 +39,7 @@ def _arguments(input: Json) -> tuple[Any, ...]:
     return floats(input["points"]), floats(input["centroids"])
 
 
-def _values(result: Any, input: Json) -> Json:
-    return to_json(result)
-
-
 FUNCTIONS = {
-    "cost": Function(cost, _arguments, _values),
-    "dir": Function(direction, _arguments, _values),
+    "cost": Function(cost, _arguments),
+    "dir": Function(direction, _arguments),
 }

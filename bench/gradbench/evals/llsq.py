@@ -14,7 +14,7 @@ from typing import Any
 
 import gradopt
 import gradopt.numpy as gnp
-from evals import Function, Json, floats, to_json
+from evals import Function, Json, floats
 
 
 def powers(t: Any, m: int) -> Any:
@@ -38,11 +38,7 @@ def _x_n(input: Json) -> tuple[Any, ...]:
     return floats(input["x"]), int(input["n"])
 
 
-def _values(result: Any, input: Json) -> Json:
-    return to_json(result)
-
-
 FUNCTIONS = {
-    "primal": Function(llsq, _x_n, _values, static_argnums=(1,)),
-    "gradient": Function(gradopt.grad(llsq), _x_n, _values, static_argnums=(1,)),
+    "primal": Function(llsq, _x_n, static_argnums=(1,)),
+    "gradient": Function(gradopt.grad(llsq), _x_n, static_argnums=(1,)),
 }

@@ -7,7 +7,7 @@ from typing import Any
 
 import gradopt
 import gradopt.numpy as gnp
-from evals import Function, Json, floats, to_json
+from evals import Function, Json, floats
 
 
 def logsumexp(x: Any) -> Any:
@@ -19,11 +19,7 @@ def _x(input: Json) -> tuple[Any, ...]:
     return (floats(input["x"]),)
 
 
-def _values(result: Any, input: Json) -> Json:
-    return to_json(result)
-
-
 FUNCTIONS = {
-    "primal": Function(logsumexp, _x, _values),
-    "gradient": Function(gradopt.grad(logsumexp), _x, _values),
+    "primal": Function(logsumexp, _x),
+    "gradient": Function(gradopt.grad(logsumexp), _x),
 }

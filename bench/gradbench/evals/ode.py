@@ -15,7 +15,7 @@ from typing import Any
 
 import gradopt
 import gradopt.numpy as gnp
-from evals import Function, Json, floats, to_json
+from evals import Function, Json, floats
 
 
 def slope(x: Any, y: Any) -> Any:
@@ -43,11 +43,7 @@ def _arguments(input: Json) -> tuple[Any, ...]:
     return floats(input["x"]), int(input["s"])
 
 
-def _values(result: Any, input: Json) -> Json:
-    return to_json(result)
-
-
 FUNCTIONS = {
-    "primal": Function(solve, _arguments, _values, static_argnums=(1,)),
-    "gradient": Function(gradopt.grad(last), _arguments, _values, static_argnums=(1,)),
+    "primal": Function(solve, _arguments, static_argnums=(1,)),
+    "gradient": Function(gradopt.grad(last), _arguments, static_argnums=(1,)),
 }
