@@ -40,9 +40,10 @@ from gradopt.frontend.transforms import Traced
 
 def prepare(traced: Traced, args: tuple[Any, ...], backend: str) -> None:
     """Everything `traced(*args)` does once per signature: trace, verify,
-    expand the derivatives, then plan the interpreter's steps or compile with
-    IREE, so that no run pays for it."""
+    expand the derivatives, read the entry's signature, then plan the
+    interpreter's steps or compile with IREE, so that no run pays for it."""
     program = traced.compile(args, {}).program
+    program.signature("main")
     if backend == "iree":
         from gradopt.iree import load as compile_with_iree
 
