@@ -10,7 +10,8 @@ each response back, and logs every line as GradBench's intermediary does
 (`{"elapsed": {"nanoseconds": N}, "message": ...}` and `{..., "response":
 ...}`, elapsed since the start). It prints one line per evaluation.
 
-`table` reads such logs and prints, per eval, size and tool, whether the
+`table` reads such logs (named EVAL-TOOL.jsonl, or with --tool-names) and
+prints, per eval, size and tool, whether the
 eval accepted the outputs, the mean `evaluate` time of the primal and of the
 derivative (the mean is what GradBench's summary scores), their ratio, and
 the tool's one-time `prepare` timings where it reports them.
@@ -182,11 +183,15 @@ def pair(row: dict[str, float], functions: tuple[str, str]) -> str:
 
 
 def table(logs: list[Path], names: list[str]) -> Iterator[str]:
-    """Markdown lines: one table per eval, a row per size and tool."""
+    """Markdown lines: one table per eval, a row per size and tool. A tool is
+    named by `names`, else by its log's name when that is EVAL-TOOL.jsonl (as
+    compare.sh writes them), else by its answer to `start`."""
     by_eval: dict[str, list[tuple[str, Log]]] = {}
     for i, path in enumerate(logs):
         log = read(path)
-        name = names[i] if i < len(names) else log.tool
+        stem = path.stem.split("-", 1)
+        name = stem[1] if len(stem) == 2 and stem[0] == log.eval else log.tool
+        name = names[i] if i < len(names) else name
         by_eval.setdefault(log.eval, []).append((name, log))
     for eval_name, tools in by_eval.items():
         functions = PRIMAL_AND_DERIVATIVE.get(eval_name, ("?", "?"))
