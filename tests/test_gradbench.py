@@ -599,7 +599,8 @@ def test_the_table_pairs_primal_and_derivative(tmp_path: Path) -> None:
     lines = list(table([log], []))
     assert lines[0] == "### lse"
     assert lines[4] == (
-        "| n=8 | gradopt | yes/**no** | 3 ms | 9 ms | 3.0 | - | 2 ms / 9 ms |"
+        "| n=8 | gradopt | yes/**no** | 3 ms | 9 ms | 3.0 | 4 ms / - | - "
+        "| 2 ms / 9 ms |"
     )
 
 
