@@ -198,7 +198,7 @@ def table(logs: list[Path], names: list[str]) -> Iterator[str]:
         name = names[i] if i < len(names) else name
         by_eval.setdefault(log.eval, []).append((name, log))
     for eval_name, tools in by_eval.items():
-        functions = PRIMAL_AND_DERIVATIVE.get(eval_name, ("?", "?"))
+        functions = PRIMAL_AND_DERIVATIVE.get(eval_name, ("primal", "derivative"))
         yield f"### {eval_name}"
         yield ""
         yield (
