@@ -66,7 +66,7 @@ def evaluate(function: Function, input: Json, backend: str) -> dict[str, Any]:
     start = time.perf_counter_ns()
     prepare(traced, args, backend)
     timings = [timing("prepare", start, time.perf_counter_ns())]
-    runs = input.get("min_runs", 1) if isinstance(input, dict) else 1
+    runs = max(1, input.get("min_runs", 1)) if isinstance(input, dict) else 1
     seconds = input.get("min_seconds", 0) if isinstance(input, dict) else 0
     done, elapsed, result = 0, 0, None
     while done < runs or elapsed < seconds * 1e9:
