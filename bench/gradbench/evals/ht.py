@@ -15,11 +15,15 @@ are 0/1 matrices built in Python from the input: theta to pose parameters
 per triangle corner in the `us` variant). The latter cost n_vertices x
 n_points memory and multiply-adds, which a gather would not.
 
-The Jacobian's 26 theta columns are 26 `gradopt.jvp`s of the one objective
-(forward mode: 26 inputs, 3 n_points outputs). In the `us` variant each
-point's offset depends only on its own (u0, u1), so two more `jvp`s, with
-tangent (1, 0) and (0, 1) at every point, give the two columns that GradBench
-stores for us (the diagonal blocks of that part of the Jacobian).
+The model is written for a batch of inputs, which is how the Jacobian's
+columns come from one `gradopt.jvp` (forward mode: 26 inputs, 3 n_points
+outputs): the objective at 28 copies of (theta, us), the tangent of copy b
+the direction of column b. In the `us` variant each point's offset depends
+only on its own (u0, u1), so the tangents (1, 0) and (0, 1) at every point
+give the two columns that GradBench stores for us (the diagonal blocks of
+that part of the Jacobian). Without `vmap` in the front end, the batch is
+written out by hand; the work is that of 28 forward passes, the trace that
+of one.
 """
 
 from __future__ import annotations
@@ -56,43 +60,43 @@ def pose_scatter(n_theta: int, n_bones: int) -> np.ndarray:
     return scatter.reshape(3 * (n_bones + 3), n_theta)
 
 
-def rotation(cos: Any, sin: Any, axes: tuple[int, int], count: int) -> Any:
-    """`count` 3 x 3 rotations in the plane of `axes`: entries (a, a) and
-    (b, b) cos, (b, a) sin, (a, b) -sin, the rest of the identity."""
+def rotation(cos: Any, sin: Any, axes: tuple[int, int]) -> Any:
+    """3 x 3 rotations in the plane of `axes`, one per entry of `cos` and
+    `sin` (shape S; the result is S + (3, 3)): entries (a, a) and (b, b)
+    cos, (b, a) sin, (a, b) -sin, the rest of the identity."""
     a, b = axes
     other = 3 - a - b
-    entries = [[gnp.zeros(count)] * 3 for _ in range(3)]
-    entries[other][other] = gnp.ones(count)
+    entries = [[gnp.zeros_like(cos)] * 3 for _ in range(3)]
+    entries[other][other] = gnp.ones_like(cos)
     entries[a][a] = entries[b][b] = cos
     entries[b][a], entries[a][b] = sin, -sin
-    return gnp.stack([gnp.stack(row, axis=1) for row in entries], axis=1)
+    return gnp.stack([gnp.stack(row, axis=-1) for row in entries], axis=-2)
 
 
-def euler_rotations(pose: Any) -> Any:
-    """Per bone, Rz Ry Rx for the bone's (x, z, y) angles: (n_bones, 3, 3)."""
-    count = pose.shape[1]
-    rx = rotation(gnp.cos(pose[0]), gnp.sin(pose[0]), (1, 2), count)
-    ry = rotation(gnp.cos(pose[2]), gnp.sin(pose[2]), (2, 0), count)
-    rz = rotation(gnp.cos(pose[1]), gnp.sin(pose[1]), (0, 1), count)
+def euler_rotations(angles: Any) -> Any:
+    """Rz Ry Rx for angles (batch, (x, z, y), bones): (batch, bones, 3, 3)."""
+    x, z, y = angles[:, 0], angles[:, 1], angles[:, 2]
+    rx = rotation(gnp.cos(x), gnp.sin(x), (1, 2))
+    ry = rotation(gnp.cos(y), gnp.sin(y), (2, 0))
+    rz = rotation(gnp.cos(z), gnp.sin(z), (0, 1))
     return rz @ ry @ rx
 
 
-def angle_axis(vector: Any) -> Any:
-    """The rotation matrix of an angle-axis 3-vector (the identity below an
-    angle of 1e-4, as in the reference)."""
-    squared = gnp.sum(vector * vector)
+def angle_axis(vectors: Any) -> Any:
+    """The rotation matrices of (batch, 3) angle-axis vectors (the identity
+    below an angle of 1e-4, as in the reference): (batch, 3, 3)."""
+    squared = gnp.sum(vectors * vectors, axis=1, keepdims=True)
     turning = squared >= 1e-8
     norm = gnp.sqrt(gnp.where(turning, squared, 1.0))
-    axis = vector / norm
-    x, y, z = axis[0], axis[1], axis[2]
-    zero = gnp.zeros(())
-    cross = gnp.stack(
-        [gnp.stack([zero, -z, y]), gnp.stack([z, zero, -x]), gnp.stack([-y, x, zero])]
-    )
-    c = gnp.cos(norm)
-    outer = axis[:, None] * axis[None, :]
-    matrix = c * gnp.eye(3) + (1.0 - c) * outer + gnp.sin(norm) * cross
-    return gnp.where(turning, matrix, gnp.eye(3))
+    axis = vectors / norm
+    x, y, z = axis[:, 0], axis[:, 1], axis[:, 2]
+    zero = gnp.zeros_like(x)
+    rows = [[zero, -z, y], [z, zero, -x], [-y, x, zero]]
+    cross = gnp.stack([gnp.stack(row, axis=-1) for row in rows], axis=-2)
+    c, s = gnp.cos(norm)[:, :, None], gnp.sin(norm)[:, :, None]
+    outer = axis[:, :, None] * axis[:, None, :]
+    matrices = c * gnp.eye(3) + (1.0 - c) * outer + s * cross
+    return gnp.where(turning[:, :, None], matrices, gnp.eye(3))
 
 
 Structure = tuple[tuple[int, ...], bool, bool]
@@ -100,61 +104,75 @@ Structure = tuple[tuple[int, ...], bool, bool]
 whether the model is mirrored, whether the points have `us`."""
 
 
-def vertices(theta: Any, model: dict[str, Any], structure: Structure) -> Any:
-    """The posed model's vertex positions, (3, n_vertices)."""
+def vertices(thetas: Any, model: dict[str, Any], structure: Structure) -> Any:
+    """The vertex positions of the model posed by each row of `thetas`:
+    (batch, 3, n_vertices)."""
     parents, mirrored, _ = structure
-    bones = model["base_relatives"].shape[0]
-    pose = gnp.reshape(model["scatter"] @ theta, (3, bones + 3))
+    batch, bones = thetas.shape[0], len(parents)
+    pose = gnp.reshape(thetas @ model["scatter"].T, (batch, 3, bones + 3))
     pose = pose + np.eye(1, bones + 3, 1, dtype=np.float32)
-    turn = gnp.pad(euler_rotations(pose[:, 3:]), ((0, 0), (0, 1), (0, 1)))
+    turn = gnp.pad(euler_rotations(pose[:, :, 3:]), ((0, 0), (0, 0), (0, 1), (0, 1)))
     corner = np.zeros((4, 4), np.float32)
     corner[3, 3] = 1.0
-    relatives = model["base_relatives"] @ (turn + corner)
+    shape = (batch, bones, 4, 4)
+    relatives = gnp.broadcast_to(model["base_relatives"], shape) @ (turn + corner)
     absolutes: list[Any] = []
     for bone, parent in enumerate(parents):
-        relative = relatives[bone]
+        relative = relatives[:, bone]
         absolutes.append(relative if parent < 0 else absolutes[parent] @ relative)
-    transforms = gnp.stack(absolutes) @ model["inverse_base_absolutes"]
-    moved = (transforms @ model["base_positions"])[:, :3, :]
-    skinned = gnp.sum(moved * model["weights"][:, None, :], axis=0)
+    inverses = gnp.broadcast_to(model["inverse_base_absolutes"], shape)
+    transforms = (gnp.stack(absolutes, axis=1) @ inverses)[:, :, :3, :]
+    moved = gnp.reshape(transforms, (-1, 4)) @ model["base_positions"]
+    moved = gnp.reshape(moved, (batch, bones, 3, -1))
+    skinned = gnp.sum(moved * model["weights"][None, :, None, :], axis=1)
     if mirrored:
         skinned = skinned * np.array([[-1.0], [1.0], [1.0]], np.float32)
-    return angle_axis(pose[:, 0]) @ skinned + pose[:, 2:3]
+    return angle_axis(pose[:, :, 0]) @ skinned + pose[:, :, 2:3]
 
 
-def offsets(theta: Any, us: Any, model: dict[str, Any], structure: Structure) -> Any:
-    """points - model points, (n_points, 3); without `us` (then a
-    placeholder) the model points are vertices, with it points on triangles."""
-    posed = vertices(theta, model, structure)
-    corners = model["corners"]
+def offsets(thetas: Any, us: Any, model: dict[str, Any], structure: Structure) -> Any:
+    """points - model points for each row of `thetas` and of `us`: (batch,
+    n_points, 3). Without `us` (then a placeholder) the model points are
+    vertices, with it points on triangles."""
+    posed = vertices(thetas, model, structure)
+    batch = thetas.shape[0]
+    on = [
+        gnp.transpose(
+            gnp.reshape(gnp.reshape(posed, (batch * 3, -1)) @ corner, (batch, 3, -1)),
+            (0, 2, 1),
+        )
+        for corner in model["corners"]
+    ]
     if not structure[2]:
-        return model["points"] - gnp.transpose(posed @ corners[0])
-    u0, u1 = us[:, 0:1], us[:, 1:2]
-    on = [gnp.transpose(posed @ corner) for corner in corners]
+        return model["points"] - on[0]
+    u0, u1 = us[:, :, 0:1], us[:, :, 1:2]
     return model["points"] - (u0 * on[0] + u1 * on[1] + (1.0 - u0 - u1) * on[2])
 
 
 def objective(theta: Any, us: Any, model: dict[str, Any], structure: Structure) -> Any:
-    return gnp.reshape(offsets(theta, us, model, structure), (-1,))
+    return gnp.reshape(offsets(theta[None], us[None], model, structure), (-1,))
 
 
 def jacobian(theta: Any, us: Any, model: dict[str, Any], structure: Structure) -> Any:
     """The (3 n_points, 2 + 26) Jacobian (26 columns without `us`): the us
-    columns first, as GradBench's reference stores them."""
-    columns = []
-    if structure[2]:
-        for unit in np.eye(2, dtype=np.float32):
-            direction = gnp.broadcast_to(unit, us.shape)
-            _, column = gradopt.jvp(
-                lambda u: objective(theta, u, model, structure), (us,), (direction,)
-            )
-            columns.append(column)
-    for unit in np.eye(theta.shape[0], dtype=np.float32):
-        _, column = gradopt.jvp(
-            lambda t: objective(t, us, model, structure), (theta,), (unit,)
-        )
-        columns.append(column)
-    return gnp.stack(columns, axis=1)
+    columns first, as GradBench's reference stores them.
+
+    One `jvp` of the objective batched over the columns: row b of the batch
+    is the objective at (theta, us) again, with tangent e_b on theta for a
+    theta column, and (1, 0) or (0, 1) at every point on us for the two us
+    columns (each point's offset depends only on its own us)."""
+    spare = 2 if structure[2] else 0
+    batch = spare + theta.shape[0]
+    directions = np.eye(batch, dtype=np.float32)
+    thetas = gnp.broadcast_to(theta, (batch, theta.shape[0]))
+    uses = gnp.broadcast_to(us, (batch, *us.shape))
+    on_us = directions[:, :2] if spare else np.zeros((batch, 2), np.float32)
+    _, columns = gradopt.jvp(
+        lambda t, u: gnp.reshape(offsets(t, u, model, structure), (batch, -1)),
+        (thetas, uses),
+        (directions[:, spare:], gnp.broadcast_to(on_us[:, None, :], uses.shape)),
+    )
+    return gnp.transpose(columns)
 
 
 def one_hot(indices: np.ndarray, count: int) -> np.ndarray:
