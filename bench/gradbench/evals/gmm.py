@@ -21,7 +21,9 @@ from evals import Function, Json, floats, to_json
 
 
 def logsumexp(v: Any, axis: int) -> Any:
-    top = gnp.max(v, axis=axis, keepdims=True)
+    """log sum exp along `axis`, shifted by the maximum, held constant (see
+    lse.py)."""
+    top = gradopt.stop_gradient(gnp.max(v, axis=axis, keepdims=True))
     return gnp.squeeze(top, axis) + gnp.log(gnp.sum(gnp.exp(v - top), axis=axis))
 
 
