@@ -1,0 +1,254 @@
+"""A go-between for GradBench's evals and tools, in place of its `gradbench run`
+(a Rust program run with Docker images, neither of which this machine has),
+and the table of RESULTS.md from the logs it writes.
+
+    python bench/gradbench/run.py run --eval "CMD" --tool "CMD" -o LOG.jsonl
+    python bench/gradbench/run.py table LOG.jsonl... [--tool-names NAME...]
+
+`run` starts both commands, passes each message of the eval to the tool and
+each response back, and logs every line as GradBench's intermediary does
+(`{"elapsed": {"nanoseconds": N}, "message": ...}` and `{..., "response":
+...}`, elapsed since the start). It prints one line per evaluation.
+
+`table` reads such logs (named EVAL-TOOL.jsonl, or with --tool-names) and
+prints, per eval, size and tool: whether the eval accepted the outputs, the
+mean `evaluate` time of the primal and of the derivative (the mean is what
+GradBench's summary scores), their ratio, the means without the first run
+(which holds the JIT compilation of tools that compile on first use), the
+tool's one-time `prepare` timings where it reports them, and the first run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+PRIMAL_AND_DERIVATIVE = {
+    "ba": ("objective", "jacobian"),
+    "gmm": ("objective", "jacobian"),
+    "ht": ("objective", "jacobian"),
+    "lstm": ("objective", "jacobian"),
+    "kmeans": ("cost", "dir"),
+    "ode": ("primal", "gradient"),
+    "llsq": ("primal", "gradient"),
+    "det": ("primal", "gradient"),
+    "lse": ("primal", "gradient"),
+    "hello": ("square", "double"),
+}
+"""The primal and the derivative function of each eval, as GradBench's
+summary pairs them."""
+
+
+def run(eval_command: str, tool_command: str, log: IO[str], cwd: Path) -> int:
+    """Pass messages between the eval and the tool until the eval stops;
+    the eval's exit status."""
+    start = time.perf_counter_ns()
+    pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "text": True}
+    evaluation = subprocess.Popen(shlex.split(eval_command), cwd=cwd, **pipes)
+    tool = subprocess.Popen(shlex.split(tool_command), cwd=cwd, **pipes)
+    assert evaluation.stdin and evaluation.stdout and tool.stdin and tool.stdout
+
+    def record(kind: str, value: Any) -> None:
+        elapsed = {"nanoseconds": time.perf_counter_ns() - start}
+        log.write(json.dumps({"elapsed": elapsed, kind: value}) + "\n")
+        log.flush()
+
+    try:
+        for line in evaluation.stdout:
+            message = json.loads(line)
+            record("message", message)
+            tool.stdin.write(line)
+            tool.stdin.flush()
+            answer = tool.stdout.readline()
+            if not answer:
+                print(f"the tool stopped at message {message['id']}", file=sys.stderr)
+                break
+            response = json.loads(answer)
+            record("response", response)
+            report(message, response)
+            evaluation.stdin.write(answer)
+            evaluation.stdin.flush()
+    finally:
+        for process in (evaluation, tool):
+            if process.stdin:
+                process.stdin.close()
+        tool.wait()
+    return evaluation.wait()
+
+
+def timed(response: dict[str, Any], name: str) -> list[int]:
+    """The nanoseconds of the response's timings called `name`."""
+    timings = response.get("timings") or []
+    return [t["nanoseconds"] for t in timings if t["name"] == name]
+
+
+def report(message: dict[str, Any], response: dict[str, Any]) -> None:
+    """One line on stdout about an exchange worth seeing while it runs."""
+    kind = message.get("kind")
+    if kind == "evaluate":
+        runs = timed(response, "evaluate")
+        mean = sum(runs) / len(runs) / 1e6 if runs else float("nan")
+        what = f"{message['module']} {message['function']}"
+        print(
+            f"{what} {message.get('description', '')}: success="
+            f"{response.get('success')} runs={len(runs)} mean={mean:.3f} ms",
+            flush=True,
+        )
+    elif kind == "analysis" and not message.get("valid"):
+        print(f"  invalid: {str(message.get('error'))[:300]}", flush=True)
+    elif kind == "define" and not response.get("success"):
+        print(f"{message['module']}: not defined: {response.get('error')}", flush=True)
+
+
+@dataclass
+class Row:
+    """One size of one eval for one tool."""
+
+    valid: dict[str, bool] = field(default_factory=dict)
+    mean: dict[str, float] = field(default_factory=dict)
+    first: dict[str, float] = field(default_factory=dict)
+    later: dict[str, float] = field(default_factory=dict)
+    prepare: dict[str, float] = field(default_factory=dict)
+    error: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Log:
+    """What one run of an eval against a tool gave."""
+
+    tool: str = "?"
+    eval: str = "?"
+    undefined: str | None = None
+    sizes: dict[str, Row] = field(default_factory=dict)
+
+
+def read(log: Path) -> Log:
+    """The tool's name, the eval's and a `Row` per input description."""
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line]
+    messages = {
+        entry["message"]["id"]: entry["message"]
+        for entry in lines
+        if "message" in entry
+    }
+    found = Log()
+    for entry in lines:
+        if "response" not in entry:
+            continue
+        response = entry["response"]
+        message = messages.get(response.get("id"), {})
+        kind = message.get("kind")
+        if kind == "start":
+            found.tool = response.get("tool") or found.tool
+            found.eval = message.get("eval") or found.eval
+        elif kind == "define" and not response.get("success"):
+            found.undefined = str(response.get("error", "no reason given"))
+        elif kind == "evaluate":
+            row = found.sizes.setdefault(message.get("description", "-"), Row())
+            function = message["function"]
+            runs, prepared = timed(response, "evaluate"), timed(response, "prepare")
+            if runs:
+                row.mean[function] = sum(runs) / len(runs) / 1e9
+                row.first[function] = runs[0] / 1e9
+            if len(runs) > 1:
+                row.later[function] = sum(runs[1:]) / (len(runs) - 1) / 1e9
+            if prepared:
+                row.prepare[function] = sum(prepared) / 1e9
+            if not response.get("success"):
+                row.valid[function] = False
+                row.error[function] = str(response.get("error"))
+        elif kind == "analysis":
+            evaluated = messages[message["of"]]
+            row = found.sizes.setdefault(evaluated.get("description", "-"), Row())
+            row.valid[evaluated["function"]] = bool(message["valid"])
+            if not message["valid"]:
+                row.error[evaluated["function"]] = str(message.get("error"))
+    return found
+
+
+def seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 1e3:.3g} ms" if value < 1 else f"{value:.3g} s"
+
+
+def pair(row: dict[str, float], functions: tuple[str, str]) -> str:
+    """`row`'s times of the primal and the derivative, as "a / b"."""
+    if not row:
+        return "-"
+    return " / ".join(seconds(row.get(f)) for f in functions)
+
+
+def table(logs: list[Path], names: list[str]) -> Iterator[str]:
+    """Markdown lines: one table per eval, a row per size and tool. A tool is
+    named by `names`, else by its log's name when that is EVAL-TOOL.jsonl (as
+    compare.sh writes them), else by its answer to `start`."""
+    by_eval: dict[str, list[tuple[str, Log]]] = {}
+    for i, path in enumerate(logs):
+        log = read(path)
+        stem = path.stem.split("-", 1)
+        name = stem[1] if len(stem) == 2 and stem[0] == log.eval else log.tool
+        name = names[i] if i < len(names) else name
+        by_eval.setdefault(log.eval, []).append((name, log))
+    for eval_name, tools in by_eval.items():
+        functions = PRIMAL_AND_DERIVATIVE.get(eval_name, ("primal", "derivative"))
+        yield f"### {eval_name}"
+        yield ""
+        yield (
+            f"| size | tool | valid | {functions[0]} | {functions[1]} | ratio "
+            "| without the first run | prepare | first run |"
+        )
+        yield "|---|---|---|---|---|---|---|---|---|"
+        for name, log in tools:
+            if log.undefined is not None:
+                reason = " ".join(log.undefined.split())[:200]
+                yield f"| all | {name} | not defined: {reason} | | | | | | |"
+        sizes = dict.fromkeys(size for _, log in tools for size in log.sizes)
+        for size in sizes:
+            for name, log in tools:
+                row = log.sizes.get(size)
+                if row is None:
+                    continue
+                valid = "/".join(
+                    "-" if v is None else ("yes" if v else "**no**")
+                    for v in (row.valid.get(f) for f in functions)
+                )
+                a, b = (row.mean.get(f) for f in functions)
+                ratio = f"{b / a:.1f}" if a and b else "-"
+                yield (
+                    f"| {size} | {name} | {valid} | {seconds(a)} | {seconds(b)} "
+                    f"| {ratio} | {pair(row.later, functions)} "
+                    f"| {pair(row.prepare, functions)} "
+                    f"| {pair(row.first, functions)} |"
+                )
+        yield ""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    running = commands.add_parser("run", help="run an eval against a tool")
+    running.add_argument("--eval", required=True, help="the eval's command")
+    running.add_argument("--tool", required=True, help="the tool's command")
+    running.add_argument("-o", "--output", type=Path, required=True, help="the log")
+    running.add_argument("--cwd", type=Path, default=Path.cwd(), help="where to run")
+    tabling = commands.add_parser("table", help="the table of some logs")
+    tabling.add_argument("logs", type=Path, nargs="+")
+    tabling.add_argument("--tool-names", nargs="*", default=[])
+    options = parser.parse_args()
+    if options.command == "run":
+        with options.output.open("w") as log:
+            sys.exit(run(options.eval, options.tool, log, options.cwd))
+    for line in table(options.logs, options.tool_names):
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
