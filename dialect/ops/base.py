@@ -21,10 +21,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.interfaces import HasFolderInterface
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import (
-    IRDLOperation,
-    traits_def,
-)
+from xdsl.irdl import IRDLOperation, operand_def, result_def, traits_def
 from xdsl.parser import Parser
 from xdsl.pattern_rewriter import RewritePattern
 from xdsl.printer import Printer
@@ -284,3 +281,16 @@ class ListOp(KernelOp, ABC):
         if not self.SAME_TYPE:
             printer.print_string(" to ")
             printer.print_attribute(self.results[0].type)
+
+
+class RetypeOp(KernelOp, ABC):
+    """An op of one operand whose result has another type, written
+    `$input : T to U` (`cast`, `bitcast`, `reshape`)."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), GradCanonicalization())
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    def __init__(self, input: SSAValue, type: TensorType):
+        super().__init__(operands=[input], result_types=[type])

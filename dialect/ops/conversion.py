@@ -6,24 +6,17 @@ from abc import ABC
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    TensorType,
     f32,
     i32,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute
 from xdsl.irdl import (
     irdl_op_definition,
-    operand_def,
-    result_def,
-    traits_def,
-)
-from xdsl.traits import (
-    Pure,
 )
 from xdsl.utils.exceptions import VerifyException
 
 from gradopt.dialect.kernels import Kernel, cast_kernel
-from gradopt.dialect.ops.base import GradCanonicalization, KernelOp
+from gradopt.dialect.ops.base import RetypeOp
 from gradopt.dialect.types import (
     check_tensor,
     dtype_of,
@@ -31,16 +24,8 @@ from gradopt.dialect.types import (
 )
 
 
-class ConversionOp(KernelOp, ABC):
+class ConversionOp(RetypeOp, ABC):
     """`%r = grad.cast %a : tensor<5xf32> to tensor<5xi32>`: same shape."""
-
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure(), GradCanonicalization())
-    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
-
-    def __init__(self, input: SSAValue, type: TensorType):
-        super().__init__(operands=[input], result_types=[type])
 
     def verify_(self) -> None:
         source = check_tensor("input", self.input.type)

@@ -38,6 +38,7 @@ from gradopt.dialect.ops.base import (
     GradCanonicalization,
     KernelOp,
     ListOp,
+    RetypeOp,
     axes_text,
     shape_of,
 )
@@ -258,17 +259,10 @@ class PermuteOp(ShapeOp):
 
 
 @irdl_op_definition
-class ReshapeOp(KernelOp):
+class ReshapeOp(RetypeOp):
     """Same elements in row-major order, another shape."""
 
     name = "grad.reshape"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure(), GradCanonicalization())
-    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
-
-    def __init__(self, input: SSAValue, type: TensorType):
-        super().__init__(operands=[input], result_types=[type])
 
     def verify_(self) -> None:
         source = check_tensor("input", self.input.type)
