@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from test_api import STEP  # a training step: one slot updated in place
 
 import gradopt
 import gradopt.nn as gnn
@@ -38,18 +39,6 @@ BIN = Path(sys.executable).parent
 HAVE_IREE = importlib.util.find_spec("iree") is not None and all(
     importlib.util.find_spec(m) for m in ("iree.compiler", "iree.runtime")
 )
-
-STEP = """
-func.func @main(%w: memref<3xf32>, %x: tensor<3xf32>) -> tensor<f32> {
-  %v = grad.load %w : memref<3xf32>
-  %p = grad.mul %v, %x : tensor<3xf32>
-  %l = grad.reduce add %p [0] : tensor<3xf32> to tensor<f32>
-  %g = grad.gradient %l wrt %v : tensor<f32>, tensor<3xf32>
-  %n = grad.add %v, %g : tensor<3xf32>
-  grad.store %n, %w : memref<3xf32>
-  func.return %l : tensor<f32>
-}
-"""
 
 
 def tool(
