@@ -52,9 +52,15 @@ from xdsl.ir.affine import (
 
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.paths import captured
-from gradopt.interpreter.scalar import REDUCTIONS, constant, dtype_of, function_of
+from gradopt.interpreter.scalar import (
+    REDUCTIONS,
+    Value,
+    constant,
+    dtype_of,
+    function_of,
+)
 
-Kernel = Callable[..., object]
+Kernel = Callable[..., Value]
 
 
 # --- operands in the iteration space -----------------------------------------
@@ -161,7 +167,7 @@ def _viewer(
 # --- the body ------------------------------------------------------------------
 
 
-Env = dict[SSAValue, object]
+Env = dict[SSAValue, Value]
 
 
 def _body_program(
@@ -408,7 +414,7 @@ def structured_kernel(op: LinalgStructuredOperation) -> tuple[Kernel, list[SSAVa
     outer = captured(op)
     count = len(operands)
 
-    def kernel(*values: object) -> object:
+    def kernel(*values: Value) -> Value:
         env: Env = {arg: view(values[arg.index]) for arg, view in views}
         env.update(zip(outer, values[count:], strict=True))
         body(env)
@@ -433,12 +439,12 @@ class _Result:
     dtype: np.dtype
     init: int
     reduction: _Reduction | None
-    direct: Callable[[Sequence[object]], np.ndarray] | None
+    direct: Callable[[Sequence[Value]], np.ndarray] | None
     """Computes the reduced value, over the parallel loops in order, from the
     operands alone: a contraction, or a reduction of an input as it is."""
     skipped: tuple[Operation, ...]
 
-    def compute(self, values: Sequence[object], env: Env) -> np.ndarray:
+    def compute(self, values: Sequence[Value], env: Env) -> np.ndarray:
         reduction = self.reduction
         if self.direct is not None:
             total = self.direct(values)
@@ -519,14 +525,14 @@ def _contraction(
     viewers: Sequence[Callable[[np.ndarray], np.ndarray]],
     parallel: Sequence[int],
     loops: Sequence[int],
-) -> Callable[[Sequence[object]], np.ndarray]:
+) -> Callable[[Sequence[Value]], np.ndarray]:
     """The matrix product of inputs `operands` (`acc + a * b`)."""
     dims = [
         sorted(d for r in maps[k].results for d in _linear(op, r, maps[k]).coefficients)
         for k in operands
     ]
 
-    def contract(values: Sequence[object]) -> np.ndarray:
+    def contract(values: Sequence[Value]) -> np.ndarray:
         a, b = (
             _squeezed(viewers[k](np.asarray(values[k])), d)
             for k, d in zip(operands, dims, strict=True)
@@ -542,7 +548,7 @@ def _direct_reduction(
     maps: Sequence[AffineMap],
     inputs: int,
     reductions: tuple[int, ...],
-) -> Callable[[Sequence[object]], np.ndarray] | None:
+) -> Callable[[Sequence[Value]], np.ndarray] | None:
     """For a body that reduces an input as it is (`acc + x`) through a
     permutation: that input reduced over its own axes, C-contiguous in its
     own layout, as `grad.reduce` reduces it (so `jnp.sum(x, 0)` as IREE

@@ -15,9 +15,9 @@ from xdsl.ir import Operation, SSAValue
 
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.paths import captured
-from gradopt.interpreter.scalar import constant, dtype_of
+from gradopt.interpreter.scalar import Value, constant, dtype_of
 
-Kernel = Callable[..., object]
+Kernel = Callable[..., Value]
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
@@ -34,7 +34,7 @@ def _static(op: Operation, *values: SSAValue) -> None:
 
 def _slices(
     op: tensor.ExtractSliceOp | tensor.InsertSliceOp, shape: Sequence[int]
-) -> Callable[[Sequence[object]], tuple[slice, ...]]:
+) -> Callable[[Sequence[Value]], tuple[slice, ...]]:
     """The slices of `op` for its dynamic offsets, checked against `shape`."""
     static = [int(v) for v in op.static_offsets.get_values()]
     sizes = [int(v) for v in op.static_sizes.get_values()]
@@ -43,7 +43,7 @@ def _slices(
         raise OpError(op, "cannot be run: sizes and strides must be static")
     dynamic = [i for i, v in enumerate(static) if v == DYNAMIC_INDEX]
 
-    def slices(offsets: Sequence[object]) -> tuple[slice, ...]:
+    def slices(offsets: Sequence[Value]) -> tuple[slice, ...]:
         at = list(static)
         for i, offset in zip(dynamic, offsets, strict=True):
             at[i] = int(offset)  # pyright: ignore[reportArgumentType]
@@ -77,7 +77,7 @@ def _insert_slice(op: tensor.InsertSliceOp) -> Kernel:
     slices = _slices(op, _shape(op.dest))
     sizes = [int(v) for v in op.static_sizes.get_values()]
 
-    def insert(source: object, dest: object, *offsets: object) -> np.ndarray:
+    def insert(source: Value, dest: Value, *offsets: Value) -> np.ndarray:
         result = np.array(dest)
         result[slices(offsets)] = np.reshape(source, sizes)
         return result
@@ -93,7 +93,7 @@ def _pad(op: tensor.PadOp) -> tuple[Kernel, list[SSAValue]]:
     block = op.region.block
     yielded = block.last_op.operands[0] if block.last_op is not None else None
     owner = yielded.owner if yielded is not None else None
-    value: object = None
+    value: Value = None
     if isinstance(owner, Operation) and owner.parent_block() is block:
         from xdsl.dialects.arith import ConstantOp
 
@@ -106,8 +106,10 @@ def _pad(op: tensor.PadOp) -> tuple[Kernel, list[SSAValue]]:
     shape, dtype = _shape(op.result), dtype_of(op.result.type, op)
     inside = tuple(slice(a, a + n) for a, n in zip(low, _shape(op.source), strict=True))
 
-    def pad(source: object, *values: object) -> np.ndarray:
-        fill = value if yielded not in outer else values[outer.index(yielded)]
+    at = outer.index(yielded) if yielded is not None and yielded in outer else None
+
+    def pad(source: Value, *values: Value) -> np.ndarray:
+        fill = value if at is None else values[at]
         result = np.full(shape, fill, dtype)
         result[inside] = source
         return result
@@ -118,7 +120,7 @@ def _pad(op: tensor.PadOp) -> tuple[Kernel, list[SSAValue]]:
 def _extract(op: tensor.ExtractOp) -> Kernel:
     shape = _shape(op.tensor)
 
-    def extract(source: object, *indices: object) -> object:
+    def extract(source: Value, *indices: Value) -> Value:
         at = tuple(int(i) for i in indices)  # pyright: ignore[reportArgumentType]
         if any(not 0 <= i < n for i, n in zip(at, shape, strict=True)):
             raise OpError(op, f"reads index {list(at)} of {shape}", at_run_time=True)
@@ -130,7 +132,7 @@ def _extract(op: tensor.ExtractOp) -> Kernel:
 def _insert(op: tensor.InsertOp) -> Kernel:
     shape = _shape(op.dest)
 
-    def insert(scalar: object, dest: object, *indices: object) -> np.ndarray:
+    def insert(scalar: Value, dest: Value, *indices: Value) -> np.ndarray:
         at = tuple(int(i) for i in indices)  # pyright: ignore[reportArgumentType]
         if any(not 0 <= i < n for i, n in zip(at, shape, strict=True)):
             raise OpError(op, f"writes index {list(at)} of {shape}", at_run_time=True)

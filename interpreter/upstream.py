@@ -23,12 +23,18 @@ from gradopt.dialect.errors import OpError
 from gradopt.dialect.paths import captured
 from gradopt.interpreter import linalg as structured
 from gradopt.interpreter import tensor
-from gradopt.interpreter.scalar import REDUCTIONS, constant, dtype_of, function_of
+from gradopt.interpreter.scalar import (
+    REDUCTIONS,
+    Value,
+    constant,
+    dtype_of,
+    function_of,
+)
 
 if TYPE_CHECKING:
     from gradopt.interpreter.executor import Plan
 
-Kernel = Callable[..., object]
+Kernel = Callable[..., Value]
 Planner = Callable[[Sequence[SSAValue], Operation], "Plan"]
 """Plans a block whose inputs are the given values (for `scf.if`)."""
 
@@ -101,7 +107,7 @@ def _reduce(op: ReduceOp) -> Kernel:
     axes = tuple(int(d) for d in op.dimensions.get_values())
     dtype = dtype_of(op.init.type, op)
 
-    def kernel(input: object, init: object) -> object:
+    def kernel(input: Value, init: Value) -> Value:
         reduced = reduce(np.ascontiguousarray(input), axes)
         return np.asarray(combine(init, reduced)).astype(dtype, copy=False)
 
@@ -116,7 +122,7 @@ def _if(
     branches = [plan(op, 0), plan(op, 1) if op.false_region.blocks else None]
     results = len(op.results)
 
-    def kernel(condition: object, *values: object) -> object:
+    def kernel(condition: Value, *values: Value) -> Value:
         branch = branches[0 if condition else 1]
         if branch is None:
             return None

@@ -86,9 +86,10 @@ class GenericOp(XdslGenericOp):
         body = parser.parse_region()
         results: list[Attribute] = []
         if parser.parse_optional_punctuation("->"):
-            results = parser.parse_optional_comma_separated_list(
+            listed = parser.parse_optional_comma_separated_list(
                 Parser.Delimiter.PAREN, parser.parse_type
-            ) or [parser.parse_type()]
+            )
+            results = [*listed] if listed is not None else [parser.parse_type()]
         for name in ("indexing_maps", "iterator_types"):
             if name not in properties:
                 parser.raise_error(f"expected {name} for linalg.generic")
@@ -227,7 +228,7 @@ class WindowOperation(NamedOperation, ABC):
 
     PRINT_ATTRS_IN_FRONT: ClassVar[bool] = True
     ITERATION: ClassVar[tuple[str, ...]]
-    LAYOUT: ClassVar[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]]
+    LAYOUT: ClassVar[tuple[tuple[str, ...], ...]]
     REDUCTIONS: ClassVar[int]
 
     def get_default_indexing_maps(self) -> Sequence[AffineMap]:
@@ -309,19 +310,22 @@ class _MaxPooling(_Pooling, ABC):
     INTEGER: ClassVar = arith.MaxSIOp
 
 
-_NCHW: tuple[tuple[str, ...], ...] = (
+_Layout = tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]
+"""A pooling's iteration dims, and the dims of its input, window, output."""
+
+_NCHW: _Layout = (
     ("n", "c", "w0", "w1", "k0", "k1"),
     (("n", "c", "i0", "i1"), ("k0", "k1"), ("n", "c", "w0", "w1")),
 )
-_NHWC: tuple[tuple[str, ...], ...] = (
+_NHWC: _Layout = (
     ("n", "w0", "w1", "c", "k0", "k1"),
     (("n", "i0", "i1", "c"), ("k0", "k1"), ("n", "w0", "w1", "c")),
 )
-_NCW: tuple[tuple[str, ...], ...] = (
+_NCW: _Layout = (
     ("n", "c", "w0", "k0"),
     (("n", "c", "i0"), ("k0",), ("n", "c", "w0")),
 )
-_NWC: tuple[tuple[str, ...], ...] = (
+_NWC: _Layout = (
     ("n", "w0", "c", "k0"),
     (("n", "i0", "c"), ("k0",), ("n", "w0", "c")),
 )
