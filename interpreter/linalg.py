@@ -52,6 +52,7 @@ from xdsl.ir.affine import (
 
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.paths import captured
+from gradopt.dialect.upstream.linalg import MapOp
 from gradopt.interpreter.scalar import (
     REDUCTIONS,
     Value,
@@ -369,6 +370,29 @@ def _contract(
 
 
 # --- the kernel ----------------------------------------------------------------
+
+
+def map_kernel(op: MapOp) -> tuple[Kernel, list[SSAValue]]:
+    """`linalg.map`: its body on the whole input arrays (of one shape)."""
+    block, shape = op.mapper.block, _shape(op.init)
+    for value in (*op.inputs, op.init):
+        if any(d < 0 for d in _shape(value)):
+            raise OpError(op, "cannot be run: dynamic shapes are not supported")
+    body = _body_program(op, block, shape, set())
+    terminator = block.last_op
+    assert terminator is not None
+    (yielded,) = terminator.operands
+    dtype, outer, count = dtype_of(op.init.type, op), captured(op), len(op.inputs)
+
+    def kernel(*values: Value) -> np.ndarray:
+        env: Env = dict(zip(block.args, values[:count], strict=True))
+        env.update(zip(outer, values[count + 1 :], strict=True))
+        body(env)
+        return np.asarray(np.broadcast_to(env[yielded], shape)).astype(
+            dtype, copy=False
+        )
+
+    return kernel, [*op.inputs, op.init, *outer]
 
 
 def _loop_ranges(op: LinalgStructuredOperation) -> tuple[int, ...]:

@@ -21,6 +21,7 @@ from xdsl.ir import Operation, SSAValue
 
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.paths import captured
+from gradopt.dialect.upstream.linalg import MapOp
 from gradopt.interpreter import linalg as structured
 from gradopt.interpreter import tensor
 from gradopt.interpreter.scalar import (
@@ -67,6 +68,8 @@ def kernel_of(
         return _broadcast(op), [op.input, op.init]
     if isinstance(op, ReduceOp):
         return _reduce(op), [op.input, op.init]
+    if isinstance(op, MapOp):
+        return structured.map_kernel(op)
     if isinstance(op, scf.IfOp):
         return _if(op, plan)
     if writes_nothing(op):

@@ -411,3 +411,37 @@ def test_lowered_examples_run_to_the_bits_of_the_grad_program(name: str) -> None
     found = lowered.run(args=ordered).results
     for want, got in zip([*expected.results, *expected.slots], found, strict=True):
         np.testing.assert_array_equal(bits(got), bits(want))
+
+
+_CONV_1D = """func.func @main(%x: tensor<9xf32>, %k: tensor<3xf32>, %b: tensor<2x9x3xf32>, %f: tensor<3x3x4xf32>, %p: tensor<2x3x9x9xf32>) -> (tensor<7xf32>, tensor<2x4x4xf32>, tensor<2x3x4x4xf32>) {
+  %z = arith.constant dense<0.0> : tensor<7xf32>
+  %c = linalg.conv_1d ins(%x, %k : tensor<9xf32>, tensor<3xf32>) outs(%z : tensor<7xf32>) -> tensor<7xf32>
+  %zb = arith.constant dense<0.0> : tensor<2x4x4xf32>
+  %n = linalg.conv_1d_nwc_wcf {dilations = dense<1> : tensor<1xi64>, strides = dense<2> : tensor<1xi64>} ins(%b, %f : tensor<2x9x3xf32>, tensor<3x3x4xf32>) outs(%zb : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %zp = arith.constant dense<0.0> : tensor<2x3x4x4xf32>
+  %w = tensor.empty() : tensor<3x3xf32>
+  %s = linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %w : tensor<2x3x9x9xf32>, tensor<3x3xf32>) outs(%zp : tensor<2x3x4x4xf32>) -> tensor<2x3x4x4xf32>
+  func.return %c, %n, %s : tensor<7xf32>, tensor<2x4x4xf32>, tensor<2x3x4x4xf32>
+}"""
+
+
+def test_one_dimensional_convolutions_and_sum_pooling() -> None:
+    rng = np.random.default_rng(9)
+    x, k = (
+        rng.standard_normal(9).astype(np.float32),
+        rng.standard_normal(3).astype(np.float32),
+    )
+    b = rng.standard_normal((2, 9, 3)).astype(np.float32)
+    f = rng.standard_normal((3, 3, 4)).astype(np.float32)
+    p = rng.standard_normal((2, 3, 9, 9)).astype(np.float32)
+    conv, nwc, pooled = run(_CONV_1D, x, k, b, f, p)
+    np.testing.assert_allclose(conv, np.correlate(x, k, "valid"), rtol=1e-5, atol=1e-6)
+    windows = np.stack([b[:, 2 * o : 2 * o + 3, :] for o in range(4)], 1)
+    np.testing.assert_allclose(
+        nwc, np.einsum("nokc,kcf->nof", windows, f), rtol=1e-5, atol=1e-5
+    )
+    sums = np.zeros((2, 3, 4, 4))
+    for i in range(4):
+        for j in range(4):
+            sums[:, :, i, j] = p[:, :, 2 * i : 2 * i + 3, 2 * j : 2 * j + 3].sum((2, 3))
+    np.testing.assert_allclose(pooled, sums, rtol=1e-5, atol=1e-5)

@@ -1,4 +1,6 @@
-"""The `linalg` ops of SPEC §10.2 that xDSL 0.74 lacks, and a `linalg.generic`
+"""The `linalg` ops of SPEC §10.2 that xDSL 0.74 lacks (`map`, the
+contractions, convolutions, poolings and named elementwise ops below), and a
+`linalg.generic`
 that also reads the parenthesized result list of a generic with several
 results (`-> (tensor<4xf32>, tensor<4xf32>)`), which xDSL's parser refuses.
 
@@ -38,7 +40,10 @@ from xdsl.dialects.linalg.ops import YieldOp
 from xdsl.ir import Attribute, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
     irdl_op_definition,
+    operand_def,
     opt_prop_def,
     prop_def,
     region_def,
@@ -46,6 +51,8 @@ from xdsl.irdl import (
     var_result_def,
 )
 from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 
 
 @irdl_op_definition
@@ -110,6 +117,76 @@ def _iterator(parser: Parser, iterator: Attribute) -> Attribute:
         return IteratorTypeAttr(IteratorType(iterator.data))
     except ValueError:
         parser.raise_error(f"unknown iterator type {iterator}")
+
+
+@irdl_op_definition
+class MapOp(IRDLOperation):
+    """`%r = linalg.map ins(%a, %b : T, T) outs(%init : T) (%x: f32, %y: f32)
+    { ... linalg.yield %v : f32 }`: the body applied to the elements of the
+    inputs, all of the init's shape (the init itself is not read)."""
+
+    name = "linalg.map"
+    inputs = var_operand_def()
+    init = operand_def(TensorType)
+    result = var_result_def(TensorType)
+    mapper = region_def("single_block")
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def verify_(self) -> None:
+        shape = self.init.type
+        assert isinstance(shape, TensorType)
+        for index, value in enumerate(self.inputs):
+            if not isinstance(value.type, TensorType) or (
+                value.type.get_shape() != shape.get_shape()
+            ):
+                raise VerifyException(
+                    f"input {index} must have the shape of the init ({shape}), got "
+                    f"{value.type}"
+                )
+        arguments = self.mapper.block.args
+        if len(arguments) != len(self.inputs):
+            raise VerifyException(
+                f"the body takes {len(arguments)} arguments for "
+                f"{len(self.inputs)} inputs"
+            )
+        if [r.type for r in self.result] != [shape]:
+            raise VerifyException(f"the result must be of the init's type {shape}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MapOp:
+        ins = _operand_group(parser, "ins")
+        outs = _operand_group(parser, "outs")
+        if len(outs) != 1:
+            parser.raise_error("linalg.map takes one init in outs(...)")
+        attributes = parser.parse_optional_attr_dict()
+        arguments = parser.parse_comma_separated_list(
+            Parser.Delimiter.PAREN, parser.parse_argument
+        )
+        body = parser.parse_region(arguments)
+        op = cls.build(
+            operands=(ins, outs[0]), result_types=([outs[0].type],), regions=(body,)
+        )
+        op.attributes |= attributes
+        return op
+
+    def print(self, printer: Printer) -> None:
+        if self.inputs:
+            printer.print_string(" ins(")
+            printer.print_list(self.inputs, printer.print_ssa_value)
+            printer.print_string(" : ")
+            printer.print_list(self.inputs.types, printer.print_attribute)
+            printer.print_string(")")
+        printer.print_string(" outs(")
+        printer.print_ssa_value(self.init)
+        printer.print_string(" : ")
+        printer.print_attribute(self.init.type)
+        printer.print_string(")")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" ")
+        with printer.in_parens():
+            printer.print_list(self.mapper.block.args, printer.print_block_argument)
+        printer.print_string(" ")
+        printer.print_region(self.mapper, print_entry_block_args=False)
 
 
 def _operand_group(parser: Parser, keyword: str) -> Sequence[SSAValue]:
@@ -216,6 +293,35 @@ class DotOp(ContractionOperation):
     name = "linalg.dot"
     DIMS: ClassVar = 1
     RESULTS: ClassVar = ((0,), (0,), ())
+
+
+class _PlainConvolution(ContractionOperation, ABC):
+    """`linalg.conv_1d` and `conv_2d`: no batch, no channels, stride and
+    dilation 1; the input at `o + k` in each spatial dim."""
+
+    SPATIAL: ClassVar[int]
+
+    def get_default_indexing_maps(self) -> Sequence[AffineMap]:
+        count = self.SPATIAL
+        d = [AffineDimExpr(i) for i in range(2 * count)]
+        out, window = d[:count], d[count:]
+        input = [o + k for o, k in zip(out, window, strict=True)]
+        return _maps(2 * count, input, window, out)
+
+
+@irdl_op_definition
+class Conv1DOp(_PlainConvolution):
+    name = "linalg.conv_1d"
+    DIMS: ClassVar = 2
+    SPATIAL: ClassVar = 1
+
+
+@irdl_op_definition
+class Conv2DOp(_PlainConvolution):
+    name = "linalg.conv_2d"
+    DIMS: ClassVar = 4
+    REDUCTIONS: ClassVar = 2
+    SPATIAL: ClassVar = 2
 
 
 class WindowOperation(NamedOperation, ABC):
@@ -442,10 +548,13 @@ ELEMENTWISE_OPS = tuple(_elementwise_op(name) for name in _ELEMENTWISE)
 
 OPS: tuple[type[Operation], ...] = (
     GenericOp,
+    MapOp,
     BatchMatmulOp,
     MatvecOp,
     VecmatOp,
     DotOp,
+    Conv1DOp,
+    Conv2DOp,
     Conv1DNwcWcfOp,
     Conv1DNcwFcwOp,
     DepthwiseConv2DNhwcHwcOp,

@@ -1,6 +1,7 @@
 // RUN: grad-run %s --arg '0=[[1, -2, 3], [-4, 5, -6]]' --arg '1=[10, 20, 30]' | filecheck %s
 // RUN: grad-run %s --entry named --arg '0=[[1, 2], [3, 4]]' --arg '1=[1, -1]' | filecheck %s --check-prefix=NAMED
 // RUN: grad-run %s --entry window --arg '0=[[0, 1, 2, 3, 4, 5]]' | filecheck %s --check-prefix=WINDOW
+// RUN: grad-run %s --entry map --arg '0=[1, 2, 3]' | filecheck %s --check-prefix=MAP
 // RUN: not grad-run %s --entry product 2>&1 | filecheck %s --check-prefix=PRODUCT
 // RUN: not grad-run %s --entry modulo 2>&1 | filecheck %s --check-prefix=MODULO
 
@@ -146,6 +147,21 @@ func.func @window(%x: tensor<1x6xf32>) -> (tensor<1x3xf32>, tensor<1x1x2xf32>, t
 // WINDOW:      result 0 = dense<{{\[}}[1.0, 3.0, 5.0]]> : tensor<1x3xf32>
 // WINDOW-NEXT: result 1 = dense<{{\[\[\[}}2.0, 8.0]]]> : tensor<1x1x2xf32>
 // WINDOW-NEXT: result 2 = dense<{{\[\[\[}}2.0], [5.0]]]> : tensor<1x2x1xf32>
+
+// linalg.map: the body on the whole inputs; an outer value read inside.
+func.func @map(%a: tensor<3xf32>) -> tensor<3xf32> {
+  %e = tensor.empty() : tensor<3xf32>
+  %two = arith.constant 2.0 : f32
+  %r = linalg.map ins(%a, %a : tensor<3xf32>, tensor<3xf32>) outs(%e : tensor<3xf32>)
+    (%x: f32, %y: f32) {
+      %p = arith.mulf %x, %y : f32
+      %q = arith.subf %p, %two : f32
+      linalg.yield %q : f32
+    }
+  func.return %r : tensor<3xf32>
+}
+
+// MAP: result 0 = dense<[-1.0, 2.0, 7.0]> : tensor<3xf32>
 
 // A reduction body that reads its accumulator other than as `op(acc, e)`
 // cannot run as one NumPy reduction: a located error when planned.
