@@ -175,13 +175,33 @@ def _body_program(
     op: Operation, block: Block, loops: Sequence[int], skip: set[Operation]
 ) -> Callable[[Env], None]:
     """A function that runs the body's ops (but those in `skip`) on whole
-    arrays, adding each result to the environment."""
+    arrays, adding each result to the environment. An op computed by a NumPy
+    ufunc writes its result over an operand that an earlier ufunc of the
+    body made and nothing reads later (as NumPy's own expressions reuse
+    their temporaries): a chain of ops keeps one array alive, not one each."""
+    ops = [o for o in block.ops if o not in skip and not isinstance(o, YieldOp)]
+    last: dict[SSAValue, Operation] = {}
+    for inner in ops:
+        last.update(dict.fromkeys(inner.operands, inner))
+    # read once the body has run: by the yield, or by a reduction's results
+    kept = {v for o in block.ops if o not in ops for v in o.operands}
+    made = {
+        o.results[0]
+        for o in ops
+        if len(o.results) == 1 and isinstance(function_of(o), np.ufunc)
+    }
     steps: list[Callable[[Env], None]] = []
     count = len(loops)
-    for inner in block.ops:
-        if inner in skip or isinstance(inner, YieldOp):
-            continue
-        steps.append(_body_step(op, inner, loops, count))
+    for inner in ops:
+        reusable = tuple(
+            i
+            for i, v in enumerate(inner.operands)
+            if v in made
+            and v not in kept
+            and last[v] is inner
+            and v.type == inner.results[0].type
+        )
+        steps.append(_body_step(op, inner, loops, count, reusable))
 
     def run(env: Env) -> None:
         for step in steps:
@@ -191,7 +211,11 @@ def _body_program(
 
 
 def _body_step(
-    op: Operation, inner: Operation, loops: Sequence[int], count: int
+    op: Operation,
+    inner: Operation,
+    loops: Sequence[int],
+    count: int,
+    reusable: tuple[int, ...],
 ) -> Callable[[Env], None]:
     result = inner.results[0] if len(inner.results) == 1 else None
     if result is None:
@@ -235,9 +259,18 @@ def _body_step(
     if function is None:
         raise OpError(op, f"cannot be run: its body holds '{inner.name}'")
     operands = tuple(inner.operands)
+    if not isinstance(function, np.ufunc):
+        reusable = ()
 
     def apply(env: Env) -> None:
-        env[result] = function(*(env[v] for v in operands))
+        values = [env[v] for v in operands]
+        for i in reusable:
+            target = values[i]
+            shape = np.broadcast_shapes(*(np.shape(v) for v in values))
+            if isinstance(target, np.ndarray) and target.shape == shape:
+                env[result] = function(*values, out=target)
+                return
+        env[result] = function(*values)
 
     return apply
 

@@ -445,3 +445,28 @@ def test_one_dimensional_convolutions_and_sum_pooling() -> None:
         for j in range(4):
             sums[:, :, i, j] = p[:, :, 2 * i : 2 * i + 3, 2 * j : 2 * j + 3].sum((2, 3))
     np.testing.assert_allclose(pooled, sums, rtol=1e-5, atol=1e-5)
+
+
+def test_a_body_reuses_only_temporaries_nothing_reads_later() -> None:
+    """Body ops write over dying temporaries (`out=`), never over a value a
+    reduction reads once the body has run (`%w`, read by the sum, then by
+    a dead `negf`), nor over an input."""
+    text = """func.func @main(%x: tensor<4x3xf32>) -> tensor<4xf32> {
+  %z = arith.constant dense<0.0> : tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x3xf32>) outs(%z : tensor<4xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %q = arith.mulf %v, %v : f32
+    %w = arith.addf %q, %q : f32
+    %r = arith.addf %acc, %w : f32
+    %n = arith.negf %w : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  func.return %s : tensor<4xf32>
+}"""
+    x = np.random.default_rng(10).standard_normal((4, 3)).astype(np.float32)
+    kept = x.copy()
+    (total,) = run(text, x)
+    np.testing.assert_array_equal(
+        bits(total), bits(np.add.reduce((x * x) + (x * x), 1))
+    )
+    np.testing.assert_array_equal(x, kept)
