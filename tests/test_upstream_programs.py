@@ -246,3 +246,18 @@ def test_grad_opt_reads_what_xdsl_lacks_and_xdsl_keeps_its_dialects() -> None:
     )
     assert util.returncode == 0 and "util.func public @main" in util.stdout
     assert ExpandShapeOp in list(Tensor.operations)
+
+
+def test_hexadecimal_float_literals_are_bits() -> None:
+    """`dense<0xFF800000>` is -inf in MLIR and IREE's output (xDSL reads the
+    number 4286578688): gradopt's parser reads the bits."""
+    text = """func.func @main() -> (tensor<2xf32>, tensor<3xf32>) {
+  %a = arith.constant dense<0xFF800000> : tensor<2xf32>
+  %b = arith.constant dense<[0x7F800000, 1.5, 0x80000000]> : tensor<3xf32>
+  func.return %a, %b : tensor<2xf32>, tensor<3xf32>
+}"""
+    a, b = gradopt.run(text).results
+    assert a.tolist() == [-np.inf, -np.inf]
+    assert b.tolist() == [np.inf, 1.5, 0.0] and np.signbit(b[2])
+    done = subprocess.run(["grad-opt"], input=text, capture_output=True, text=True)
+    assert "dense<0xff800000> : tensor<2xf32>" in done.stdout
