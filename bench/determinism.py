@@ -28,7 +28,8 @@ import sys
 import numpy as np
 from interpreter_speed import mlp_data, mlp_program, side_by_side
 
-from gradopt import Program, determinism
+from gradopt import Program
+from gradopt.support import determinism
 
 DOT = """func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>)
     -> tensor<{m}x{n}xf32> {{

@@ -17,9 +17,9 @@ from io import StringIO
 
 from xdsl.printer import Printer
 
-from gradopt.context import make_context
-from gradopt.diagnostics import parse_module
+from gradopt.dialect.context import make_context
 from gradopt.passes import ExpandGradientPass
+from gradopt.support.diagnostics import parse_module
 
 _STEPS = [
     "%v{i} = grad.mul %v{p}, %x : tensor<4xf32>",

@@ -20,12 +20,12 @@ from xdsl.transforms.common_subexpression_elimination import (
 )
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
-from gradopt.context import make_context
-from gradopt.diagnostics import parse_module
-from gradopt.dialect.derivative import DifferentiationOp
+from gradopt.dialect.context import make_context
+from gradopt.dialect.differentiation import DifferentiationOp
 from gradopt.dialect.ops import KernelOp
 from gradopt.dialect.verifier import verify_module
 from gradopt.passes import ExpandGradientPass
+from gradopt.support.diagnostics import parse_module
 
 LOG2E = 1.4426950
 LN2 = 0.6931472

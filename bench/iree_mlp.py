@@ -43,7 +43,7 @@ from interpreter_speed import (
 )
 
 from gradopt import Program
-from gradopt.iree import DRIVER, IreeModule, compile_text, lower
+from gradopt.runtime.iree import DRIVER, IreeModule, compile_text, lower
 
 
 def blockwise(runs: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:

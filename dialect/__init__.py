@@ -1,8 +1,9 @@
-"""The `grad` dialect: types, ops, verifiers and derivatives (SPEC §2-§5)."""
+"""The `grad` dialect (SPEC §2-§3): types, ops with their NumPy kernels,
+verifiers, canonicalization and the context programs are read in. The
+derivatives of its ops live in `gradopt.autodiff.rules.grad`."""
 
 from xdsl.ir import Dialect
 
-from gradopt.dialect import rules  # noqa: F401  (registers the ops' derivatives)
 from gradopt.dialect.differentiation import GradientOp, JvpOp, VjpOp
 from gradopt.dialect.ops import GRAD_OPS, GradConstantMaterialization
 

@@ -20,7 +20,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from gradopt.dialect.derivative import is_differentiated
+from gradopt.dialect.differentiation import is_differentiated
 from gradopt.dialect.ops import (
     BitcastOp,
     BroadcastOp,
@@ -154,10 +154,10 @@ class IdentityShape(RewritePattern):
         (operand,) = op.operands[:1]
         if operand.type != op.results[0].type:
             return
-        if isinstance(op, PermuteOp | BroadcastOp) and list(op.int_list()) != list(
-            range(len(op.int_list()))
-        ):
-            return
+        if isinstance(op, PermuteOp | BroadcastOp):
+            (values,) = (op.ints(name) for name in op.LISTS)
+            if list(values) != list(range(len(values))):
+                return
         _replace_by(rewriter, op, operand)
 
 
@@ -187,7 +187,7 @@ class PermuteOfPermute(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: PermuteOp, rewriter: PatternRewriter, /):
         if isinstance(inner := op.input.owner, PermuteOp):
-            p, q = inner.int_list(), op.int_list()
+            p, q = inner.ints("perm"), op.ints("perm")
             assert isinstance(op.result.type, TensorType)
             rewriter.replace(
                 op, PermuteOp(inner.input, [p[i] for i in q], op.result.type)

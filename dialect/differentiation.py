@@ -3,25 +3,26 @@
 
 from __future__ import annotations
 
-from abc import ABC
-from collections.abc import Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     AnyAttr,
+    IRDLOperation,
     irdl_op_definition,
     operand_def,
     result_def,
+    traits_def,
     var_operand_def,
     var_result_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from gradopt.dialect.derivative import DifferentiationOp
-from gradopt.dialect.paths import check_differentiable
 from gradopt.dialect.syntax import (
     parse_attributes,
     parse_operand_list,
@@ -30,6 +31,52 @@ from gradopt.dialect.syntax import (
     resolve,
 )
 from gradopt.dialect.types import is_f32_tensor
+
+
+class DifferentiationOp(IRDLOperation, ABC):
+    """`grad.gradient`, `grad.vjp` and `grad.jvp`: replaced by ordinary ops
+    before anything runs. One on a path needs no derivative of its own: it is
+    expanded first (SPEC §5.7)."""
+
+    traits = traits_def(Pure())
+
+    @property
+    @abstractmethod
+    def root(self) -> SSAValue:
+        """The value it differentiates: the loss, or the jvp's output."""
+
+    @property
+    @abstractmethod
+    def differentiated(self) -> Sequence[SSAValue]:
+        """The values it differentiates with respect to (its targets)."""
+
+
+def is_differentiated(value: SSAValue) -> bool:
+    """Whether a differentiation op takes a derivative with respect to `value`:
+    then `value` must stay a node of its own (SPEC §4 rule 3)."""
+    return any(
+        isinstance(use.operation, DifferentiationOp)
+        and value in use.operation.differentiated
+        for use in value.uses
+    )
+
+
+PathCheck = Callable[
+    [DifferentiationOp, SSAValue, Sequence[SSAValue], Sequence[SSAValue]], None
+]
+"""Checks SPEC §4 rules 2-6 for a differentiation op: (op, loss, targets,
+extra roots such as a jvp's tangent), raising an `OpError`."""
+
+_PATH_CHECK: list[PathCheck] = []
+
+
+def provide_path_check(check: PathCheck) -> None:
+    """Install the check of which ops lie on a path and whether each has a
+    derivative. It needs the derivative registry and path analysis of
+    `gradopt.autodiff`, a floor above the dialect, so the dialect promises it
+    (as MLIR dialects promise interfaces implemented elsewhere) and autodiff
+    provides it when imported."""
+    _PATH_CHECK[:] = [check]
 
 
 def _is_scalar_f32(type: Attribute) -> bool:
@@ -61,8 +108,14 @@ class _DifferentiationOp(DifferentiationOp, ABC):
         targets: Sequence[SSAValue],
         extra_roots: Sequence[SSAValue] = (),
     ) -> None:
-        """SPEC §4 rules 2-5."""
-        check_differentiable(self, loss, targets, extra_roots)
+        """SPEC §4 rules 2-6, by the check that `gradopt.autodiff` provides."""
+        if not _PATH_CHECK:
+            raise VerifyException(
+                "the path checks of SPEC §4 are provided by gradopt.autodiff, "
+                "which is not loaded: import gradopt.autodiff (gradopt's "
+                "contexts and drivers do)"
+            )
+        _PATH_CHECK[0](self, loss, targets, extra_roots)
 
     def _check_types(self, pairs: Sequence[tuple[str, SSAValue, Attribute]]) -> None:
         for message, value, expected in pairs:

@@ -26,7 +26,7 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.lexer import Span
 
-from gradopt.dialect.types import ELEMENT_TYPES, describe, is_tensor_of
+from gradopt.dialect.types import ELEMENT_TYPES, describe, fits_i32, is_tensor_of
 
 _NUMBER = re.compile(
     r"-?(0x[0-9a-fA-F]+|inf|nan|[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?)(?![\w.$])"
@@ -143,7 +143,7 @@ def literal_attr(
         if not re.fullmatch(r"-?(0x[0-9a-fA-F]+|[0-9]+)", text):
             parser.raise_error(f"expected an integer literal, got '{text}'", span)
         value = int(text, 0)
-        if not -(2**31) <= value < 2**31:
+        if not fits_i32(value):
             parser.raise_error(f"integer literal {text} does not fit in i32", span)
         return IntegerAttr(value, element)
     negative, digits = text.startswith("-"), text.lstrip("-")

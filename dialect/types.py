@@ -63,6 +63,14 @@ def is_f32_tensor(type: Attribute) -> bool:
     )
 
 
+I32_MIN, I32_MAX = -(2**31), 2**31 - 1
+"""The range of i32, where integer literals, arguments and casts must land."""
+
+
+def fits_i32(value: int) -> bool:
+    return I32_MIN <= value <= I32_MAX
+
+
 def is_i1(element: Attribute) -> bool:
     return isinstance(element, IntegerType) and element.width.data == 1
 

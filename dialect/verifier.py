@@ -9,13 +9,16 @@ several errors reports the one `xdsl-opt` reports.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import TypeVar, cast
+
 from xdsl.dialects.builtin import UnregisteredOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from gradopt.dialect.errors import OpError, without_op_name
-from gradopt.dialect.paths import shared_path_checks
 
 GRAPH_REGION_OPS = frozenset({"builtin.module", "equivalence.graph"})
 """Ops whose regions are graph regions, where a value may be used before its
@@ -45,11 +48,33 @@ def has_ssa_dominance(op: Operation) -> bool:
     return op.name.split(".", 1)[0] not in GRAPH_REGION_DIALECTS
 
 
+_MEMO: ContextVar[dict[object, object] | None] = ContextVar(
+    "gradopt_verification_memo", default=None
+)
+T = TypeVar("T")
+
+
+def verification_memo(kind: Callable[[], T]) -> T | None:
+    """The one `kind()` of the module verification under way (made on first
+    request), or None outside one: what several ops' verifiers compute once
+    for all of them, such as the differentiation ops' shared path walks and
+    value numbering."""
+    memo = _MEMO.get()
+    if memo is None:
+        return None
+    if kind not in memo:
+        memo[kind] = kind()
+    return cast(T, memo[kind])
+
+
 def verify_module(module: Operation) -> None:
     """Verify every op of `module`, raising an `OpError` for the first that
     fails (in xDSL's order), then check dominance."""
-    with shared_path_checks():
+    token = _MEMO.set({})
+    try:
         _verify(module)
+    finally:
+        _MEMO.reset(token)
     _check_dominance(module, set())
 
 

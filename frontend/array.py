@@ -10,10 +10,6 @@ Values are `tensor<...xf32|i32|i1>`, i.e. float32, int32 and bool. NumPy data
 of another dtype (float64, int64) is refused rather than converted: a float64
 array silently computed in float32 would be a surprise; Python numbers and
 lists, which have no dtype of their own, are converted.
-
-The ops of the "slice, pad, reverse, concat, batched dot" issue are used only
-by the functions in the section marked so at the end, which say clearly when
-the dialect does not have them yet.
 """
 
 from __future__ import annotations
@@ -29,7 +25,6 @@ from numpy.typing import DTypeLike
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, f32, i1, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from gradopt.dialect import ops
 from gradopt.dialect.ops import (
     AddOp,
     AndOp,
@@ -38,6 +33,7 @@ from gradopt.dialect.ops import (
     CmpEqOp,
     CmpLtOp,
     CmpNeOp,
+    ConcatOp,
     ConstOp,
     DetachOp,
     DotOp,
@@ -49,15 +45,19 @@ from gradopt.dialect.ops import (
     MulOp,
     NegOp,
     OrOp,
+    PadOp,
     PermuteOp,
     RecipOp,
     ReduceOp,
     ReshapeOp,
+    ReverseOp,
     SinOp,
+    SliceOp,
     SqrtOp,
     WhereOp,
     XorOp,
 )
+from gradopt.dialect.types import fits_i32
 from gradopt.frontend.trace import Trace, current_trace, error
 
 FLOAT32, INT32, BOOL = np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.bool_)
@@ -390,7 +390,7 @@ def full(shape: Sequence[int], value: Scalar, dtype: DTypeLike | None = None) ->
     if not is_scalar(value) and not isinstance(value, np.generic):
         raise error(f"a fill value must be a number, got {value!r}")
     dtype = canonical_dtype(dtype) if dtype is not None else scalar_dtype(value)
-    if dtype == INT32 and not -(2**31) <= int(value) < 2**31:
+    if dtype == INT32 and not fits_i32(int(value)):
         raise error(f"{value} is out of range for int32")
     item = np.asarray(value).astype(dtype)
     active, shape = trace(), tuple(shape)
@@ -440,7 +440,7 @@ def asarray(x: ArrayLike, dtype: DTypeLike | None = None) -> Array:
             if (
                 dtype == INT32
                 and data.size
-                and not -(2**31) <= data.min() <= data.max() < 2**31
+                and not (fits_i32(int(data.min())) and fits_i32(int(data.max())))
             ):
                 raise error("a list of integers out of range for int32")
         x = data
@@ -1092,24 +1092,15 @@ def _is_index(k: object) -> TypeGuard[int | np.integer]:
     return isinstance(k, int | np.integer) and not isinstance(k, bool | np.bool_)
 
 
-# --- The ops of the "slice, pad, reverse, concat, batched dot" issue -------------
-
-
-def new_op(name: str, what: str) -> Callable[..., Operation]:
-    """`gradopt.dialect.ops.<name>`, or a located error saying that `what`
-    needs an op this gradopt does not have yet."""
-    if (cls := getattr(ops, name, None)) is None:
-        raise error(f"{what} needs '{name}', which this gradopt's dialect lacks")
-    return cls
+# --- Data movement: slice, pad, reverse, concat, batched dot --------------------
 
 
 def slice_array(
     x: Array, start: Sequence[int], limit: Sequence[int], stride: Sequence[int]
 ) -> Array:
     """`grad.slice`: like `stablehlo.slice`."""
-    cls = new_op("SliceOp", "slicing an array")
     start, limit, stride = ([int(v) for v in vs] for vs in (start, limit, stride))
-    return emit(cls(x.value, start, limit, stride))
+    return emit(SliceOp(x.value, start, limit, stride))
 
 
 def pad_array(
@@ -1120,30 +1111,25 @@ def pad_array(
     value: Scalar,
 ) -> Array:
     """`grad.pad`: like `stablehlo.pad`, `value` a literal of x's dtype."""
-    cls = new_op("PadOp", "padding an array")
     literal = np.asarray(value).astype(x.dtype).item()
     low, high, interior = ([int(v) for v in vs] for vs in (low, high, interior))
-    return emit(cls(x.value, low, high, interior, literal))
+    return emit(PadOp(x.value, low, high, interior, literal))
 
 
 def reverse(x: Array, dims: Sequence[int]) -> Array:
     """`grad.reverse` of the listed dims."""
-    cls = new_op("ReverseOp", "reversing an array")
-    return emit(cls(x.value, sorted(int(d) for d in dims)))
+    return emit(ReverseOp(x.value, sorted(int(d) for d in dims)))
 
 
 def concat(xs: Sequence[Array], dim: int) -> Array:
     """`grad.concat` of arrays of one dtype along `dim`."""
     if len(xs) == 1:
         return xs[0]
-    cls = new_op("ConcatOp", "concatenating arrays")
-    return emit(cls([x.value for x in xs], int(dim)))
+    return emit(ConcatOp([x.value for x in xs], int(dim)))
 
 
 def batched_dot(a: Array, b: Array) -> Array:
     """`grad.dot` of rank 3: (B, M, K) by (B, K, N)."""
-    if not hasattr(ops, "SliceOp"):  # batched dot came with the same issue
-        raise error("a matmul with batch dims on both sides needs a batched grad.dot")
     return _binary(DotOp, a, b)
 
 

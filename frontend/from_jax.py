@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from gradopt.diagnostics import Location
 from gradopt.dialect.ops import IDivOp, ModOp
 from gradopt.frontend import nn as gnn
 from gradopt.frontend import numpy as gnp
@@ -45,6 +44,7 @@ from gradopt.frontend.array import (
 )
 from gradopt.frontend.trace import error, located
 from gradopt.frontend.transforms import Traced
+from gradopt.support.diagnostics import Location
 
 Value = Array | np.ndarray
 Rule = Callable[..., "Value | Sequence[Value]"]
@@ -320,7 +320,7 @@ def _where(eqn: Any) -> Location | None:
     """The user's line of a JAX equation, from JAX's source information (an
     internal API: without it, the op is at the line calling the function)."""
     try:
-        from jax._src import source_info_util
+        from jax._src import source_info_util  # pyright: ignore[reportMissingImports]
 
         frame = source_info_util.user_frame(eqn.source_info.traceback)
     except Exception:
@@ -353,7 +353,7 @@ def _evaluate(
     """The jaxpr's outputs for `args`: traced arrays, or NumPy values for those
     computed from constants only (by JAX). Ops are at their equation's line,
     or that of the call they are in (`outer`)."""
-    from jax.extend.core import Literal
+    from jax.extend.core import Literal  # pyright: ignore[reportMissingImports]
 
     env: dict[Any, Value] = {}
 
@@ -399,7 +399,7 @@ def _apply(eqn: Any, inputs: list[Value], where: Location | None) -> list[Any]:
 
 
 def _abstract(leaf: Any) -> Any:
-    import jax
+    import jax  # pyright: ignore[reportMissingImports]
 
     if is_scalar(leaf):
         dtype = {bool: np.bool_, int: np.int32}.get(type(leaf), np.float32)
@@ -413,7 +413,7 @@ def from_jax(fn: Callable[..., Any], *example_args: Any) -> Traced:
     signature of `example_args` (and for any other signature it is called
     with, made when first needed) evaluated on traced arrays."""
     try:
-        import jax
+        import jax  # pyright: ignore[reportMissingImports]
     except ImportError:
         raise error("from_jax needs JAX: pip install 'gradopt[jax]'") from None
 

@@ -23,8 +23,7 @@ from types import CodeType, FrameType, TracebackType
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from gradopt.api import GradoptError
-from gradopt.diagnostics import LocatedError, Location, SourceText
+from gradopt.support.diagnostics import GradoptError, LocatedError, Location, SourceText
 
 
 class Trace:
@@ -79,7 +78,8 @@ def _internal(frame: FrameType) -> bool:
 
 @cache
 def _positions(code: CodeType) -> list[tuple[int | None, ...]]:
-    return list(code.co_positions()) if hasattr(code, "co_positions") else []
+    positions = getattr(code, "co_positions", None)  # Python 3.11 and later
+    return list(positions()) if positions is not None else []
 
 
 def user_location() -> Location:

@@ -28,9 +28,9 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation, Region
 
-from gradopt.api import BACKENDS, GradoptError, Program
 from gradopt.dialect.differentiation import GradientOp, JvpOp, VjpOp
 from gradopt.dialect.ops import CastOp, DetachOp
+from gradopt.dialect.types import fits_i32
 from gradopt.frontend.array import (
     FLOAT32,
     Array,
@@ -53,6 +53,9 @@ from gradopt.frontend.trace import (
     user_traceback,
 )
 from gradopt.frontend.tree import TreeDef, flatten, tree_map
+from gradopt.runtime.program import BACKENDS, GradoptError, Program
+from gradopt.support import environment
+from gradopt.support.caches import BoundedCache, module_bytes
 
 Body = Callable[[tuple[Any, ...], dict[str, Any], bool], Any]
 """What a `Traced` function computes, from its positional and keyword
@@ -96,7 +99,7 @@ class Traced:
             raise error(f"unknown backend {backend!r}: expected numpy or iree")
         self.body, self.name, self.backend = body, name, backend
         self.static_argnums = tuple(static_argnums)
-        self.cache: dict[object, Compiled] = {}
+        self.cache: BoundedCache[object, Compiled] = BoundedCache()
 
     def __repr__(self) -> str:
         return f"<gradopt.Traced {self.name}>"
@@ -168,8 +171,27 @@ class Traced:
             program = Program(module, self.name)
         except GradoptError as failure:
             raise relocated(failure) from None
-        compiled = self.cache[key] = Compiled(module, program, out_tree)
+        compiled = Compiled(module, program, out_tree)
+        self.cache.put(
+            key, compiled, module_bytes(program.module), JIT_CACHE_ENTRIES, _budget()
+        )
         return compiled
+
+
+JIT_CACHE_ENTRIES = 1 << 16
+"""The most signatures a traced function keeps (its bytes bound it first)."""
+
+JIT_CACHE_BYTES = 256 << 20
+"""How many bytes of prepared programs each traced function keeps, as
+`caches.module_bytes` estimates them (`GRADOPT_JIT_CACHE_BYTES`; 0 keeps
+none): its least recently used signatures are traced again if called."""
+
+
+def _budget() -> int:
+    try:
+        return environment.integer("GRADOPT_JIT_CACHE_BYTES", JIT_CACHE_BYTES)
+    except environment.SettingError as failure:
+        raise error(str(failure)) from None
 
 
 def _dtype(leaf: object) -> np.dtype:
@@ -180,7 +202,7 @@ def _input_type(leaf: object) -> TensorType:
     if isinstance(leaf, Array):
         raise error("a traced array was passed to a function called outside any trace")
     if is_scalar(leaf):
-        if isinstance(leaf, int) and not -(2**31) <= leaf < 2**31:
+        if isinstance(leaf, int) and not fits_i32(leaf):
             raise error(f"the argument {leaf} is out of range for int32")
         return tensor(scalar_dtype(leaf), ())
     if not isinstance(leaf, np.ndarray | np.generic) and not hasattr(leaf, "__array__"):

@@ -17,8 +17,6 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gradopt.api import GradoptError, Program, RunResult, Signature, run
-    from gradopt.differentiate import differentiate_module
     from gradopt.frontend import (
         from_jax,
         grad,
@@ -28,14 +26,16 @@ if TYPE_CHECKING:
         value_and_grad,
         vjp,
     )
+    from gradopt.runtime.differentiate import differentiate_module
+    from gradopt.runtime.program import GradoptError, Program, RunResult, Signature, run
 
 _LAZY = {
-    "GradoptError": "gradopt.api",
-    "Program": "gradopt.api",
-    "RunResult": "gradopt.api",
-    "Signature": "gradopt.api",
-    "run": "gradopt.api",
-    "differentiate_module": "gradopt.differentiate",
+    "GradoptError": "gradopt.runtime.program",
+    "Program": "gradopt.runtime.program",
+    "RunResult": "gradopt.runtime.program",
+    "Signature": "gradopt.runtime.program",
+    "run": "gradopt.runtime.program",
+    "differentiate_module": "gradopt.runtime.differentiate",
     **dict.fromkeys(
         ["from_jax", "grad", "jit", "jvp", "stop_gradient", "value_and_grad", "vjp"],
         "gradopt.frontend",

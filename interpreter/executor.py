@@ -52,9 +52,9 @@ from xdsl.dialects.scf import ForOp, YieldOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import ConstantLike, Pure
 
+from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.ops import FOLD_LIMIT, KernelOp
-from gradopt.dialect.paths import captured
 
 Frame = list[object]
 """The values of one run of a plan, by index: inputs first, then op results."""
@@ -411,19 +411,28 @@ class _PlanBuilder:
         """The value of a pure op whose operands are all literals, computed
         now by its kernel as a run would compute it (the seed of a gradient
         times a constant, its broadcast): None if it is not such an op, fails
-        (left for the run to report), or is an array too large to keep."""
+        (left for the run to report), or takes or makes an array of more than
+        `FOLD_LIMIT` elements (a view, such as a broadcast, may be larger)."""
         if not operands or any(i not in self.constants for i in operands):
             return None
         if not isinstance(op, KernelOp) or not op.has_trait(Pure):
             return None
+        # sizes first: a huge literal (a splat is a view of one element) or a
+        # large fresh result would cost memory and time here and at each run
+        if any(np.size(self.constants[i]) > FOLD_LIMIT for i in operands) or (
+            op.fresh_result()
+            and any(
+                isinstance(t := r.type, TensorType) and t.element_count() > FOLD_LIMIT
+                for r in op.results
+            )
+        ):
+            return None
         try:
             with np.errstate(all="ignore"):
                 value = action(*(self.constants[i] for i in operands))
-        except OpError:
+        except (OpError, MemoryError):  # left for the run to report, located
             return None
         if isinstance(value, np.ndarray):
-            if value.size > FOLD_LIMIT and op.fresh_result():
-                return None
             value.flags.writeable = False
         return value
 

@@ -50,8 +50,8 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 
+from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
-from gradopt.dialect.paths import captured
 from gradopt.dialect.upstream.linalg import MapOp
 from gradopt.interpreter.scalar import (
     REDUCTIONS,

@@ -13,8 +13,8 @@ from xdsl.dialects import tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ShapedType
 from xdsl.ir import Operation, SSAValue
 
+from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
-from gradopt.dialect.paths import captured
 from gradopt.interpreter.scalar import Value, constant, dtype_of
 
 Kernel = Callable[..., Value]

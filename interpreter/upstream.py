@@ -19,8 +19,8 @@ from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.ops import BroadcastOp, ReduceOp
 from xdsl.ir import Operation, SSAValue
 
+from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
-from gradopt.dialect.paths import captured
 from gradopt.dialect.upstream.linalg import MapOp
 from gradopt.interpreter import linalg as structured
 from gradopt.interpreter import tensor

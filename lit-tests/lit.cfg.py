@@ -2,7 +2,7 @@
 import importlib.util
 import os
 
-from gradopt.lit import configure
+from gradopt.tools.lit import configure
 
 config.name = "gradopt"
 config.test_source_root = os.path.dirname(__file__)

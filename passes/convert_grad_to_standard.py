@@ -85,7 +85,6 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     TensorType,
     f32,
-    i1,
     i32,
     i64,
 )
@@ -103,12 +102,11 @@ from xdsl.pattern_rewriter import (
 )
 
 from gradopt.dialect import ops as grad
-from gradopt.dialect.derivative import DifferentiationOp
+from gradopt.dialect.differentiation import DifferentiationOp
 from gradopt.dialect.errors import OpError
-from gradopt.dialect.types import tensor_type
+from gradopt.dialect.types import I32_MAX, I32_MIN, is_i1, tensor_type
 from gradopt.passes.slots_to_tensors import convert_slots
 
-_I32_MIN, _I32_MAX = -(2**31), 2**31 - 1
 _F32_BELOW_2_31 = 2147483520.0
 """The largest f32 below 2^31: the clamp bound that `fptosi` converts exactly."""
 
@@ -321,7 +319,7 @@ def _divide(
     def body(args: Sequence[BlockArgument]) -> SSAValue:
         a, b = args
         zero = arith.CmpiOp(b, scalar(0, i32), "eq")
-        minimum = arith.CmpiOp(a, scalar(_I32_MIN, i32), "eq")
+        minimum = arith.CmpiOp(a, scalar(I32_MIN, i32), "eq")
         minus_one = arith.CmpiOp(b, scalar(-1, i32), "eq")
         overflow = arith.AndIOp(minimum, minus_one)
         unsafe = arith.OrIOp(zero, overflow)
@@ -351,20 +349,20 @@ def _to_i32(value: SSAValue) -> SSAValue:
     is_nan = arith.CmpfOp(value, value, "uno")
     zero = scalar(0.0, f32)
     number = arith.SelectOp(is_nan, zero, value)
-    low = arith.MaximumfOp(number, scalar(float(_I32_MIN), f32))
+    low = arith.MaximumfOp(number, scalar(float(I32_MIN), f32))
     clamped = arith.MinimumfOp(low, scalar(_F32_BELOW_2_31, f32))
     converted = arith.FPToSIOp(clamped, i32)
     too_big = arith.CmpfOp(value, scalar(2.0**31, f32), "oge")
-    return arith.SelectOp(too_big, scalar(_I32_MAX, i32), converted).result
+    return arith.SelectOp(too_big, scalar(I32_MAX, i32), converted).result
 
 
 def _convert(value: SSAValue, source: Attribute, target: Attribute) -> SSAValue:
     """One scalar converted as `grad.cast` converts it (source != target)."""
-    if target == i1:
+    if is_i1(target):
         if source == f32:
             return arith.CmpfOp(value, scalar(0.0, f32), "une").result
         return arith.CmpiOp(value, scalar(0, source), "ne").result
-    if source == i1:
+    if is_i1(source):
         if target == f32:
             return arith.UIToFPOp(value, f32).result
         return arith.ExtUIOp(value, i32).result
@@ -373,40 +371,77 @@ def _convert(value: SSAValue, source: Attribute, target: Attribute) -> SSAValue:
     return _to_i32(value)
 
 
-class LowerCast(RewritePattern):
-    """`grad.cast` -> its operand for the same type, else `linalg.generic` of
-    the scalar conversion."""
+Lowering = Callable[[Operation], "Operation | Sequence[Operation]"]
+"""The upstream ops that compute a `grad` op (the last one's results replace it)."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: grad.CastOp, rewriter: PatternRewriter, /):
-        source, target = op.conversion()
-        if source == target:
-            rewriter.replace(op, (), (op.input,))
+
+@dataclass(frozen=True)
+class LowerOrForward(RewritePattern):
+    """A `grad` op of one operand that is its operand when its result has the
+    operand's type (a cast, bitcast, reshape or broadcast to the same type;
+    `detach`, which only matters to differentiation, always), and otherwise
+    the ops that `lower` builds."""
+
+    op: type[Operation]
+    lower: Lowering | None = None
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not isinstance(op, self.op):
             return
-
-        def convert(args: Sequence[BlockArgument]) -> SSAValue:
-            return _convert(args[0], source, target)
-
-        rewriter.replace(op, elementwise([op.input], tensor_type(op.result), convert))
-
-
-class LowerBitcast(RewritePattern):
-    """`grad.bitcast` -> `arith.bitcast`, or its operand for the same type."""
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: grad.BitcastOp, rewriter: PatternRewriter, /):
-        if op.input.type == op.result.type:
-            rewriter.replace(op, (), (op.input,))
+        if op.operands[0].type == op.results[0].type:
+            rewriter.replace(op, (), (op.operands[0],))
         else:
-            rewriter.replace(op, arith.BitcastOp(op.input, op.result.type))
+            assert self.lower is not None, "the op always has its operand's type"
+            rewriter.replace(op, self.lower(op))
 
 
-class LowerDetach(RewritePattern):
-    """`grad.detach %a` -> `%a`: it only matters to differentiation."""
+def _cast(op: Operation) -> Sequence[Operation]:
+    """`grad.cast` -> a `linalg.generic` of the scalar conversion."""
+    assert isinstance(op, grad.CastOp)
+    source, target = op.conversion()
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: grad.DetachOp, rewriter: PatternRewriter, /):
-        rewriter.replace(op, (), (op.input,))
+    def convert(args: Sequence[BlockArgument]) -> SSAValue:
+        return _convert(args[0], source, target)
+
+    return elementwise([op.input], tensor_type(op.result), convert)
+
+
+def _bitcast(op: Operation) -> Operation:
+    """`grad.bitcast` -> `arith.bitcast`."""
+    assert isinstance(op, grad.BitcastOp)
+    return arith.BitcastOp(op.input, op.result.type)
+
+
+def _reshape(op: Operation) -> Sequence[Operation]:
+    """`grad.reshape` -> `tensor.collapse_shape` and/or `tensor.expand_shape`."""
+    assert isinstance(op, grad.ReshapeOp)
+    return reshaped(op.input, tensor_type(op.result))
+
+
+def _broadcast(op: Operation) -> Sequence[Operation]:
+    """`grad.broadcast %a [dims]` -> `linalg.broadcast` adding the output dims
+    not in `dims`, after collapsing away the input dims of size 1 that
+    expand (linalg.broadcast only adds dims)."""
+    assert isinstance(op, grad.BroadcastOp)
+    source, target = tensor_type(op.input), tensor_type(op.result)
+    kept = [
+        (size, d)
+        for size, d in zip(source.get_shape(), op.ints("dims"), strict=True)
+        if size == target.get_shape()[d]
+    ]
+    new_ops: list[Operation] = []
+    input = op.input
+    if len(kept) < source.get_num_dims():
+        narrow = TensorType(source.get_element_type(), [s for s, _ in kept])
+        new_ops.append(collapse(op.input, narrow))
+        input = new_ops[-1].results[0]
+    mapped = {d for _, d in kept}
+    added = [d for d in range(target.get_num_dims()) if d not in mapped]
+    empty = tensor.EmptyOp((), target)
+    broadcast = linalg.BroadcastOp(
+        input, empty.tensor, DenseArrayBase.from_list(i64, added)
+    )
+    return [*new_ops, empty, broadcast]
 
 
 class LowerConst(RewritePattern):
@@ -524,48 +559,6 @@ def reshaped(value: SSAValue, type: TensorType) -> list[Operation]:
     flat = TensorType(type.get_element_type(), [prod(target)])
     first = collapse(value, flat)
     return [first, expand(first.results[0], type)]
-
-
-class LowerReshape(RewritePattern):
-    """`grad.reshape` -> `tensor.collapse_shape` and/or `tensor.expand_shape`."""
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: grad.ReshapeOp, rewriter: PatternRewriter, /):
-        if op.input.type == op.result.type:
-            rewriter.replace(op, (), (op.input,))
-        else:
-            rewriter.replace(op, reshaped(op.input, tensor_type(op.result)))
-
-
-class LowerBroadcast(RewritePattern):
-    """`grad.broadcast %a [dims]` -> `linalg.broadcast` adding the output dims
-    not in `dims`, after collapsing away the input dims of size 1 that
-    expand (linalg.broadcast only adds dims)."""
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: grad.BroadcastOp, rewriter: PatternRewriter, /):
-        source, target = tensor_type(op.input), tensor_type(op.result)
-        if source == target:
-            rewriter.replace(op, (), (op.input,))
-            return
-        kept = [
-            (size, d)
-            for size, d in zip(source.get_shape(), op.int_list(), strict=True)
-            if size == target.get_shape()[d]
-        ]
-        new_ops: list[Operation] = []
-        input = op.input
-        if len(kept) < source.get_num_dims():
-            narrow = TensorType(source.get_element_type(), [s for s, _ in kept])
-            new_ops.append(collapse(op.input, narrow))
-            input = new_ops[-1].results[0]
-        mapped = {d for _, d in kept}
-        added = [d for d in range(target.get_num_dims()) if d not in mapped]
-        empty = tensor.EmptyOp((), target)
-        broadcast = linalg.BroadcastOp(
-            input, empty.tensor, DenseArrayBase.from_list(i64, added)
-        )
-        rewriter.replace(op, [*new_ops, empty, broadcast])
 
 
 class LowerPermute(RewritePattern):
@@ -730,13 +723,13 @@ PATTERNS: tuple[RewritePattern, ...] = (
     LowerToOne(grad.XorOp, integer_op=arith.XOrIOp),
     LowerToOne(grad.ShlOp, integer_op=arith.ShLIOp),
     LowerToOne(grad.ShrOp, integer_op=arith.ShRSIOp),
-    LowerCast(),
-    LowerBitcast(),
-    LowerDetach(),
+    LowerOrForward(grad.CastOp, _cast),
+    LowerOrForward(grad.BitcastOp, _bitcast),
+    LowerOrForward(grad.DetachOp),
     LowerReduce(),
-    LowerBroadcast(),
+    LowerOrForward(grad.BroadcastOp, _broadcast),
     LowerPermute(),
-    LowerReshape(),
+    LowerOrForward(grad.ReshapeOp, _reshape),
     LowerDot(),
     LowerSlice(),
     LowerPad(),

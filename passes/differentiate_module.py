@@ -29,8 +29,7 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from gradopt.dialect.derivative import DifferentiationOp
-from gradopt.dialect.differentiation import GradientOp
+from gradopt.dialect.differentiation import DifferentiationOp, GradientOp
 from gradopt.dialect.errors import OpError
 
 

@@ -14,7 +14,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from gradopt.passes.walks import expand_in_program_order
+from gradopt.autodiff.walks import expand_in_program_order
 
 
 class ExpandGradientPass(ModulePass):

@@ -13,9 +13,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import OpResult, SSAValue
 from xdsl.passes import ModulePass
 
-from gradopt.dialect.derivative import DifferentiationOp
-from gradopt.dialect.differentiation import GradientOp, JvpOp, VjpOp
-from gradopt.passes.walks import expand_in_program_order, path_between
+from gradopt.autodiff.walks import expand_in_program_order, path_between
+from gradopt.dialect.differentiation import DifferentiationOp, GradientOp, JvpOp, VjpOp
 
 
 def _path_of(op: DifferentiationOp) -> set[SSAValue]:

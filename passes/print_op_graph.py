@@ -29,9 +29,9 @@ from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.utils.target import Target
 
-from gradopt.dialect.derivative import DifferentiationOp
-from gradopt.dialect.differentiation import JvpOp
-from gradopt.passes.walks import path_between
+from gradopt.autodiff.walks import path_between
+from gradopt.dialect.differentiation import DifferentiationOp, JvpOp
+from gradopt.support.files import write_atomically
 
 PATH_COLOURS = (
     ("lightblue", "steelblue"),
@@ -214,8 +214,8 @@ class PrintOpGraphPass(ModulePass):
         if self.output is None:
             write_op_graph(op, sys.stderr)
             return
-        with open(self.output, "w") as file:
-            write_op_graph(op, file)
+        text = op_graph(op).encode()  # all or nothing, as every gradopt write
+        write_atomically(self.output, lambda file: file.write(text))
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,6 @@ that code.
 
 The facts are SPEC §3, §5 and §6 restated for the tests, not read from gradopt:
 a test that derived them from the code under test could not catch it wrong.
-Entries for ops that are not in the dialect yet are written ahead and are
-active only once their op class exists (see `Entry.ahead_of`).
 """
 
 from __future__ import annotations
@@ -155,7 +153,7 @@ def literal(element: Element, value: int) -> str:
     return str(value)
 
 
-# --- float64 references (they take the node first) -----------------------------
+# --- float64 references (they take the node first) ----------------------------
 
 
 def _numpy_type(element: Element) -> type[np.generic]:
@@ -207,7 +205,7 @@ def _load(node: Node, slot: np.ndarray) -> np.ndarray:
     return slot[node.attrs["index"]] if "index" in node.attrs else slot
 
 
-# --- IREE exactness ---------------------------------------------------------------
+# --- IREE exactness -----------------------------------------------------------
 
 
 def _dot_exact(op: Operation) -> bool:
@@ -223,10 +221,10 @@ def _reduce_exact(op: Operation) -> bool:
     in another order)."""
     assert isinstance(op, gradopt.dialect.ops.ReduceOp)
     shape = op.input.type.get_shape()
-    return op.kind.data == "max" or prod(shape[axis] for axis in op.axis_list) <= 2
+    return op.kind.data == "max" or prod(shape[axis] for axis in op.ints("axes")) <= 2
 
 
-# --- the entry ------------------------------------------------------------------
+# --- the entry ----------------------------------------------------------------
 
 SAMPLE_ARGUMENTS = (
     "%a: tensor<2x3x{S}>, %b: tensor<2x3x{S}>, %c: tensor<2x3xi1>, "
@@ -284,18 +282,10 @@ class Entry:
     type (`{S}` the operand's, `{R}` the result's where the syntax writes it;
     `{one}` and `{zero}` literals of `{S}`), over `SAMPLE_ARGUMENTS`. By
     default one line of its form."""
-    ahead_of: str | None = None
-    """For an op written ahead of the dialect, its class in
-    `gradopt.dialect.ops`: the entry is active (in `INVENTORY`) once the class
-    exists."""
 
     def __post_init__(self) -> None:
         if not self.samples:
             object.__setattr__(self, "samples", _default_samples(self.form, self.arity))
-
-    @property
-    def available(self) -> bool:
-        return self.ahead_of is None or _ahead(self.ahead_of)
 
     @property
     def op_name(self) -> str:
@@ -319,15 +309,6 @@ class Entry:
             return None
         return lambda node, *values: function(*values)
 
-
-def _ahead(op_class: str) -> bool:
-    """Whether an op written ahead of the dialect (issue 12) has arrived."""
-    return hasattr(gradopt.dialect.ops, op_class)
-
-
-_BATCHED_DOT = _ahead("SliceOp")
-"""The batched `grad.dot` has no class of its own to look for: it comes with
-`grad.slice` (issue 12)."""
 
 _ANY = (F32, I32, I1)
 _CAST_TYPES = frozenset(product(_ANY, _ANY))
@@ -586,14 +567,8 @@ ALL_ENTRIES: tuple[Entry, ...] = (
         samples=(
             "%r = grad.dot %a, %m : tensor<2x3x{S}>, tensor<3x2x{S}> to "
             "tensor<2x2x{R}>",
-            *(
-                [
-                    "%r = grad.dot %p, %q : tensor<2x2x3x{S}>, tensor<2x3x2x{S}> "
-                    "to tensor<2x2x2x{R}>"
-                ]
-                if _BATCHED_DOT
-                else []
-            ),
+            "%r = grad.dot %p, %q : tensor<2x2x3x{S}>, tensor<2x3x2x{S}> "
+            "to tensor<2x2x2x{R}>",
         ),
     ),
     Entry(
@@ -607,7 +582,6 @@ ALL_ENTRIES: tuple[Entry, ...] = (
             "%r = grad.slice %a [1, 0] [2, 3] [1, 2] : tensor<2x3x{S}> to "
             "tensor<1x2x{R}>",
         ),
-        ahead_of="SliceOp",
     ),
     Entry(
         "pad",
@@ -620,7 +594,6 @@ ALL_ENTRIES: tuple[Entry, ...] = (
             "%r = grad.pad %a low [1, 0] high [0, 2] interior [0, 1] value {zero} : "
             "tensor<2x3x{S}> to tensor<3x7x{R}>",
         ),
-        ahead_of="PadOp",
     ),
     Entry(
         "reverse",
@@ -630,7 +603,6 @@ ALL_ENTRIES: tuple[Entry, ...] = (
         Derivative.RULES,
         lists=("dims",),
         samples=("%r = grad.reverse %a [1] : tensor<2x3x{S}>",),
-        ahead_of="ReverseOp",
     ),
     Entry(
         "concat",
@@ -644,7 +616,6 @@ ALL_ENTRIES: tuple[Entry, ...] = (
             "%r = grad.concat %a, %b, %a [1] : tensor<2x3x{S}>, tensor<2x3x{S}>, "
             "tensor<2x3x{S}> to tensor<2x9x{R}>",
         ),
-        ahead_of="ConcatOp",
     ),
     # --- §3.3 memory
     Entry(
@@ -693,12 +664,9 @@ ALL_ENTRIES: tuple[Entry, ...] = (
     ),
 )
 
-INVENTORY: dict[str, Entry] = {e.name: e for e in ALL_ENTRIES if e.available}
+INVENTORY: dict[str, Entry] = {e.name: e for e in ALL_ENTRIES}
 """The entries of the ops in the dialect, by mnemonic, in SPEC §3's order (the
 order of the fuzzer's vocabulary and of every list derived from it)."""
-
-AHEAD: dict[str, Entry] = {e.name: e for e in ALL_ENTRIES if not e.available}
-"""The entries written ahead of the dialect, not active yet."""
 
 BY_OP_NAME: dict[str, Entry] = {e.op_name: e for e in INVENTORY.values()}
 

@@ -178,7 +178,7 @@ class Program:
         return [env[v.name] for v in self.returns]
 
 
-# --- MLIR text -----------------------------------------------------------------
+# --- MLIR text ----------------------------------------------------------------
 
 
 def _float(value: float) -> str:
@@ -291,7 +291,7 @@ def render(program: Program) -> str:
     return "\n".join(lines) + "\n"
 
 
-# --- the float64 reference -----------------------------------------------------
+# --- the float64 reference ----------------------------------------------------
 
 
 class Reject(Exception):
@@ -491,7 +491,7 @@ def _broadcast_back(op: Op, reduced: np.ndarray) -> np.ndarray:
     return np.broadcast_to(np.expand_dims(reduced, tuple(op.attrs["axes"])), shape)
 
 
-# --- the generator -------------------------------------------------------------
+# --- the generator ------------------------------------------------------------
 
 
 _F32_BINARY = entries(

@@ -1,4 +1,4 @@
-"""The attacks of issue 16 on `grad-run` and `grad-opt`, end to end: what
+"""Attacks on `grad-run` and `grad-opt`, end to end: what
 `--out`/`-o` do with special files, symlinks, modes and a full disk, C-order
 `.npz` bytes, Ctrl-C and SIGTERM, unbounded or blocking inputs, and messages
 that used to mislead. Devices are stood in for by FIFOs (a test that replaced
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from fifos import wait_until_opened
 
-from gradopt import files
+from gradopt.support import files
 from gradopt.tools import grad_opt, grad_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,7 +64,7 @@ def read_all(descriptor: int) -> bytes:
     return b"".join(chunks)
 
 
-# --- item 1: --out and what stands at the path ---------------------------------
+# --- --out and what stands at the path ----------------------------------------
 
 
 def test_grad_run_out_writes_a_fifo_in_place(fifo_reader: tuple[Path, int]) -> None:
@@ -97,7 +97,7 @@ def test_grad_run_out_keeps_a_private_file_private(tmp_path: Path) -> None:
         assert "slot1" in values
 
 
-# --- item 2: grad-opt -o ---------------------------------------------------------
+# --- grad-opt -o --------------------------------------------------------------
 
 
 def test_grad_opt_o_writes_a_fifo_in_place_and_follows_symlinks(
@@ -152,7 +152,7 @@ def test_a_full_disk_leaves_the_old_output_intact(
     assert temporaries(tmp_path) == []
 
 
-# --- item 4: C order -------------------------------------------------------------
+# --- C order ------------------------------------------------------------------
 
 
 def test_npz_bytes_do_not_depend_on_the_input_layout(tmp_path: Path) -> None:
@@ -178,7 +178,7 @@ def test_npz_is_c_order_for_a_fortran_array_from_the_api(tmp_path: Path) -> None
     assert result.slots[0].flags.c_contiguous and result.results[0].flags.c_contiguous
 
 
-# --- item 8: Ctrl-C and SIGTERM --------------------------------------------------
+# --- Ctrl-C and SIGTERM -------------------------------------------------------
 
 
 @pytest.mark.parametrize("tool", ["grad-run", "grad-opt"])
@@ -229,7 +229,7 @@ def test_ctrl_c_during_out_removes_the_temporary(tmp_path: Path) -> None:
     assert out.read_bytes() == b"old" and temporaries(tmp_path) == []
 
 
-# --- item 9: unbounded and blocking reads ---------------------------------------
+# --- unbounded and blocking reads ---------------------------------------------
 
 _CAPPED = """
 import resource, sys
@@ -264,7 +264,7 @@ def test_a_fifo_without_a_writer_does_not_hang(tmp_path: Path, tool: str) -> Non
 
 
 def test_a_program_from_standard_input_and_its_limit() -> None:
-    """`grad-run -` (issue 14, item 6); standard input is bounded too."""
+    """`grad-run -`; standard input is bounded too."""
     script = Path(sys.executable).parent / "grad-run"
     text = CUBIC.read_text()
     result = subprocess.run(
@@ -318,7 +318,7 @@ def test_an_npy_stream_is_bounded(tmp_path: Path) -> None:
     )
 
 
-# --- item 10: messages that misled ------------------------------------------------
+# --- messages that misled -----------------------------------------------------
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str]:

@@ -1,4 +1,4 @@
-"""The model examples of issue 12 against float64 NumPy references.
+"""The model examples against float64 NumPy references.
 
 `examples/conv2d.mlir` (2-D convolution, stride 1 and 2) is checked against
 explicit loops over the output positions, its loss, output and both gradients;
@@ -44,7 +44,7 @@ def assert_close(actual: Sequence[np.ndarray], expected: Sequence[np.ndarray]) -
         assert not bad.any(), f"result {i}: gradopt {a}, float64 reference {b}"
 
 
-# --- conv2d ----------------------------------------------------------------------
+# --- conv2d -------------------------------------------------------------------
 
 
 def conv2d_reference(
@@ -162,7 +162,7 @@ def test_conv2d_header_command() -> None:
             assert np.array_equal(np.asarray(got, np.float64), expected)
 
 
-# --- attention -------------------------------------------------------------------
+# --- attention ----------------------------------------------------------------
 
 
 def attention_reference(
@@ -254,7 +254,7 @@ def test_attention_header_command(tmp_path: Path) -> None:
     assert f"{float(results[0]):.6g}" == stated
 
 
-# --- bench/models.py -----------------------------------------------------------
+# --- bench/models.py ----------------------------------------------------------
 
 
 @pytest.fixture(scope="module")

@@ -21,13 +21,8 @@ from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 
 import gradopt
 from gradopt import GradoptError, Program
-from gradopt.dialect.ops import (
-    SELECT_BITS_FROM,
-    KernelOp,
-    LoadOp,
-    _select_bits,
-    _select_or_zero,
-)
+from gradopt.dialect.kernels import select_bits, select_or_zero
+from gradopt.dialect.ops import SELECT_BITS_FROM, KernelOp, LoadOp
 from gradopt.interpreter import Plan
 
 
@@ -205,7 +200,7 @@ def test_where_with_a_zero_literal_side_takes_the_same_bits(
 ) -> None:
     shape = (SELECT_BITS_FROM,)
     kernel = where_kernel(shape, element, sides)
-    assert kernel.func is _select_or_zero  # one pass, not three
+    assert kernel.func is select_or_zero  # one pass, not three
     dtype = np.float32 if element == "f32" else np.int32
     a, b = (random_bits(data, shape, dtype) for _ in "ab")
     c = data.draw(hnp.arrays(np.bool_, shape))
@@ -221,7 +216,7 @@ def test_where_with_a_zero_literal_side_takes_the_same_bits(
 
 
 def test_where_with_minus_zero_or_small_selects_as_np_where() -> None:
-    assert where_kernel((SELECT_BITS_FROM,), "f32", "%a, %zero").func is _select_or_zero
+    assert where_kernel((SELECT_BITS_FROM,), "f32", "%a, %zero").func is select_or_zero
     mask = f"tensor<{SELECT_BITS_FROM}xi1>"
     text = f"""func.func @main(%c: {mask}, %a: {WIDE}) -> {WIDE} {{
   %m = grad.const -0.0 : {WIDE}
@@ -230,7 +225,7 @@ def test_where_with_minus_zero_or_small_selects_as_np_where() -> None:
 }}
 """
     _, plan = plan_of(text)
-    assert plan.steps[-1].kernel.func is _select_bits  # -0.0 is not zero bits
+    assert plan.steps[-1].kernel.func is select_bits  # -0.0 is not zero bits
     assert where_kernel((SELECT_BITS_FROM - 1,), "f32") is np.where
 
 
@@ -385,7 +380,7 @@ def test_a_view_of_a_slot_is_read_only_and_the_slot_is_not() -> None:
     assert s.tolist() == [0.0, 0.0] and z.tolist() == [0.0, 0.0]
 
 
-# --- splat constants, the compiled plan ----------------------------------------
+# --- splat constants, the compiled plan ---------------------------------------
 
 
 def forwarded(plan: Plan) -> dict[str, int]:
@@ -600,6 +595,67 @@ def test_an_error_names_its_op_in_a_long_plan() -> None:
         gradopt.run("\n".join(lines), args=[np.array(1, np.int32)])
 
 
+# --- values are freed after their last use ------------------------------------
+
+
+def chain(length: int, shape: str) -> str:
+    lines = [f"func.func @main(%x0: {shape}) -> {shape} {{"]
+    lines += [f"  %x{i + 1} = grad.add %x{i}, %x{i} : {shape}" for i in range(length)]
+    lines += [f"  func.return %x{length} : {shape}", "}"]
+    return "\n".join(lines)
+
+
+def test_each_step_of_a_chain_frees_its_operand() -> None:
+    interpreter = Program(chain(5, "tensor<f32>")).interpreter
+    interpreter.prepare("main")
+    steps = interpreter.plans["main"].steps
+    assert [step.free for step in steps] == [step.operands[:1] for step in steps]
+
+
+def traced_run(text: str, x: np.ndarray) -> tuple[np.ndarray, int]:
+    """The result of @main on `x`, and the peak memory that running it took
+    (planning, which allocates the constants, done before)."""
+    planned = Program(text)
+    planned.interpreter.prepare("main")
+    tracemalloc.start()
+    try:
+        (value,) = planned.run(args=[x]).results
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return value, peak
+
+
+def test_a_chain_of_large_tensors_keeps_no_intermediates() -> None:
+    x = np.ones((256, 256), np.float32)  # 256 KiB
+    value, peak = traced_run(chain(64, "tensor<256x256xf32>"), x)
+    assert value[0, 0] == 2.0**64
+    assert peak < 4 * x.nbytes  # the input, an operand and its result
+
+
+def test_a_loop_body_frees_intermediates_and_carried_values() -> None:
+    body = "\n".join(
+        f"    %y{i + 1} = grad.mul %y{i}, %half : tensor<256x256xf32>"
+        for i in range(16)
+    )
+    text = f"""func.func @main(%x: tensor<256x256xf32>) -> tensor<256x256xf32> {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %half = grad.const 0.5 : tensor<256x256xf32>
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%y0 = %x) -> (tensor<256x256xf32>) {{
+{body}
+    scf.yield %y16 : tensor<256x256xf32>
+  }}
+  func.return %r : tensor<256x256xf32>
+}}
+"""
+    x = np.ones((256, 256), np.float32)
+    value, peak = traced_run(text, x)
+    assert value[0, 0] == 2.0**-64
+    assert peak < 4 * x.nbytes  # the input, an operand and its result
+
+
 # --- against a naive evaluation -----------------------------------------------
 
 T = "tensor<2x3xf32>"
@@ -747,7 +803,7 @@ def test_random_programs_run_as_the_naive_evaluation(
     assert [bits(v) for v in inputs] == [bits(v) for v in copies]
 
 
-# --- the MLP example ------------------------------------------------------------
+# --- the MLP example ----------------------------------------------------------
 
 MLP = (
     Path(__file__).resolve().parent.parent / "examples" / "mlp_step.mlir"

@@ -9,12 +9,12 @@ from xdsl.transforms.common_subexpression_elimination import (
 )
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
-from gradopt.context import make_context
-from gradopt.diagnostics import parse_module
-from gradopt.dialect.derivative import DifferentiationOp
+from gradopt.dialect.context import make_context
+from gradopt.dialect.differentiation import DifferentiationOp
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.verifier import verify_module
 from gradopt.passes import ExpandGradientPass, ExpandJvpPass
+from gradopt.support.diagnostics import parse_module
 
 
 def parse(text: str) -> ModuleOp:
@@ -184,7 +184,7 @@ def test_shared_path_check_blames_the_op_whose_path_is_invalid() -> None:
 def test_gradient_ops_of_one_loss_are_path_checked_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from gradopt.dialect import paths
+    from gradopt.autodiff import paths
 
     calls: list[int] = []
     check = paths._find_rule_less_op  # pyright: ignore[reportPrivateUsage]

@@ -24,13 +24,13 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 
 from gradopt import GradoptError, Program
-from gradopt.diagnostics import parse_module
+from gradopt.autodiff.emitter import Emitter
+from gradopt.autodiff.registry import Derivative, derivative_of, register_derivative
 from gradopt.dialect import Grad
-from gradopt.dialect.derivative import Derivative, derivative_of, register_derivative
-from gradopt.dialect.emitter import Emitter
 from gradopt.dialect.ops import UfuncOp
 from gradopt.dialect.verifier import verify_module
 from gradopt.passes import ExpandGradientPass
+from gradopt.support.diagnostics import parse_module
 
 
 class _UnaryTestOp(UfuncOp):

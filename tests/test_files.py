@@ -1,4 +1,4 @@
-"""`gradopt.files` under attack (issue 16, items 1, 3, 8 and 9): atomic writes
+"""`gradopt.support.files` under attack: atomic writes
 that respect special files, symlinks and modes, recognisable temporaries that
 are swept or removed on signals, and reads that neither hang nor run out of
 memory. Devices are stood in for by FIFOs and symlinks; `/dev/zero` is only
@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from fifos import wait_until_opened
 
-from gradopt import files
+from gradopt.support import files
 
 TEMPORARY = f".{files.TEMPORARY_TAG}-"
 
@@ -39,7 +39,7 @@ def writer(data: bytes) -> Callable[[BinaryIO], None]:
     return write
 
 
-# --- item 1: what stands at the path ------------------------------------------
+# --- what stands at the path --------------------------------------------------
 
 
 def test_a_fifo_is_written_in_place_not_replaced(
@@ -126,7 +126,7 @@ def test_a_file_the_user_may_not_write_is_refused(tmp_path: Path) -> None:
         script = textwrap.dedent(
             f"""
             import os
-            from gradopt import files
+            from gradopt.support import files
             os.setgid(65534)
             os.setuid(65534)
             try:
@@ -181,7 +181,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> 
     assert path.read_bytes() == b"old" and temporaries(tmp_path) == []
 
 
-# --- item 3: temporaries --------------------------------------------------------
+# --- temporaries --------------------------------------------------------------
 
 
 def test_a_temporary_is_recognisable_while_it_is_written(tmp_path: Path) -> None:
@@ -220,7 +220,7 @@ def test_stale_temporaries_of_dead_processes_are_swept_on_the_next_write(
 
 _CHILD = """
 import os, signal, sys
-from gradopt import files
+from gradopt.support import files
 
 def body() -> int:
     def write(file):
@@ -266,7 +266,7 @@ def test_a_temporary_left_by_kill_9_is_swept_by_the_next_write(tmp_path: Path) -
     assert temporaries(tmp_path) == [] and target.read_bytes() == b"new"
 
 
-# --- item 9: bounded reads ------------------------------------------------------
+# --- bounded reads ------------------------------------------------------------
 
 
 def test_an_endless_stream_is_refused_at_the_limit() -> None:
@@ -357,7 +357,7 @@ def test_a_malformed_limit_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     assert files.program_limit() == 123
 
 
-# --- item 10: .npy files, read without misleading ------------------------------
+# --- .npy files, read without misleading --------------------------------------
 
 
 def _lying_header(folder: Path) -> Path:

@@ -29,7 +29,7 @@ def line_of(marker: str) -> int:
     return next(i for i, text in enumerate(lines, 1) if text.endswith(marker))
 
 
-# --- Types, promotion and broadcasting ---------------------------------------
+# --- Types, promotion and broadcasting ----------------------------------------
 
 
 def test_python_numbers_are_weakly_typed_and_numpy_data_is_not() -> None:
@@ -124,7 +124,7 @@ def test_broadcast_where_and_arithmetic_of_random_shapes(shapes: Any) -> None:
     )
 
 
-# --- Indexing that needs only reshape ------------------------------------------
+# --- Indexing that needs only reshape -----------------------------------------
 
 
 def test_none_ellipsis_and_whole_slices_are_reshapes() -> None:
@@ -166,7 +166,7 @@ def test_shape_ndim_size_len_and_iteration() -> None:
     assert row.tolist() == [2.0, 2.0, 2.0]
 
 
-# --- jit: the cache and the results ----------------------------------------------
+# --- jit: the cache and the results -------------------------------------------
 
 
 def test_a_signature_is_traced_once() -> None:
@@ -304,7 +304,7 @@ def test_ops_carry_the_user_source_line() -> None:
     assert located["grad.mul"].line.data == line_of("# the mul line")
 
 
-# --- Differentiation -------------------------------------------------------------
+# --- Differentiation ----------------------------------------------------------
 
 
 def test_grad_value_and_grad_argnums_and_has_aux() -> None:
@@ -478,7 +478,7 @@ def test_stop_gradient() -> None:
     assert gradopt.stop_gradient(x) is x  # outside a trace: the value itself
 
 
-# --- Errors name the user's line ------------------------------------------------
+# --- Errors name the user's line ----------------------------------------------
 
 
 def raises_at(marker: str, match: str) -> Any:

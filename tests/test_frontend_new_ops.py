@@ -15,11 +15,6 @@ from frontend_checks import check_grad, check_value, f32, import_jax
 import gradopt
 import gradopt.nn as gnn
 import gradopt.numpy as gnp
-from gradopt.dialect import ops
-
-pytestmark = pytest.mark.skipif(
-    not hasattr(ops, "SliceOp"), reason="the dialect has no grad.slice yet"
-)
 
 INDEXING = [
     lambda x: x[1],

@@ -1,4 +1,4 @@
-"""Mutation fuzzing of the front end (issue 6, item 2).
+"""Mutation fuzzing of the front end.
 
 The lit inputs and the examples are mutated (tokens dropped, duplicated,
 replaced or swapped, types and shapes changed, huge shapes, truncation, garbage
@@ -35,7 +35,7 @@ import pytest
 from inventory import INVENTORY
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-from gradopt.diagnostics import LocatedParser
+from gradopt.support.diagnostics import LocatedParser
 from gradopt.tools import grad_opt, grad_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,7 +63,7 @@ GRAD_OPT_OPTIONS = [
     ["--print-op-generic", "-p", "cse,dce"],
 ]
 
-# --- mutations --------------------------------------------------------------
+# --- mutations ----------------------------------------------------------------
 
 TOKEN = re.compile(
     r'%[\w$.-]+(?:#\d+)?|@[\w$.-]+|\^[\w$.-]+|"(?:[^"\\\n]|\\.)*"'
@@ -285,7 +285,7 @@ def mutated(rng: random.Random, texts: list[str]) -> str:
     return text
 
 
-# --- running one input ------------------------------------------------------
+# --- running one input --------------------------------------------------------
 
 
 class Crash(BaseException):

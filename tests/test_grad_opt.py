@@ -1,4 +1,4 @@
-"""`GradOptMain`'s hooks into xDSL's driver (issue 14, issue 11 item 7):
+"""`GradOptMain`'s hooks into xDSL's driver:
 gradopt's verification runs in xDSL's pass callback, errors raised inside a
 pass are located at the op xDSL names, and every chunk is processed."""
 

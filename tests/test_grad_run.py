@@ -340,7 +340,7 @@ def test_the_console_script(tmp_path: Path) -> None:
     )
 
 
-# --- bad input, end to end (issue 6, item 3) ----------------------------------
+# --- bad input, end to end ----------------------------------------------------
 
 INPUTS = """func.func @main(%s: memref<3xf32>, %d: memref<2xi32>, %x: tensor<2xf32>)
     -> tensor<2xf32> {
@@ -517,7 +517,7 @@ def test_an_internal_error_is_one_line_without_traceback(
     def fail(*args: object) -> None:
         raise ValueError("Can't insert operation before operation not in block")
 
-    monkeypatch.setattr("gradopt.api.Program.run", fail)
+    monkeypatch.setattr("gradopt.runtime.program.Program.run", fail)
     out_file = tmp_path / "out.npz"
     status, out, err = run(capsys, CUBIC, "--out", out_file)
     assert (status, out) == (1, "")

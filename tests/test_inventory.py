@@ -12,8 +12,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from inventory import (
-    AHEAD,
-    ALL_ENTRIES,
     BY_OP_NAME,
     ELEMENTS,
     INVENTORY,
@@ -30,12 +28,13 @@ from xdsl.ir import Operation
 
 import gradopt
 import gradopt.dialect.ops
-from gradopt.context import make_context
-from gradopt.diagnostics import LocatedError, parse_module
+from gradopt.autodiff.registry import Flow, derivative_of
 from gradopt.dialect import Grad
-from gradopt.dialect.derivative import DifferentiationOp, Flow, derivative_of
+from gradopt.dialect.context import make_context
+from gradopt.dialect.differentiation import DifferentiationOp
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.verifier import verify_module
+from gradopt.support.diagnostics import LocatedError, parse_module
 
 DIALECT = [op.name for op in Grad.operations]
 
@@ -51,21 +50,6 @@ def test_every_op_of_the_dialect_has_an_entry() -> None:
 def test_every_entry_names_an_op_of_the_dialect() -> None:
     unknown = [name for name in BY_OP_NAME if name not in DIALECT]
     assert not unknown, f"tests/inventory.py has entries for no op: {unknown}"
-
-
-@pytest.mark.parametrize(
-    "entry", [e for e in ALL_ENTRIES if e.ahead_of], ids=lambda e: e.name
-)
-def test_an_entry_written_ahead_is_active_once_its_op_exists(entry: Entry) -> None:
-    """An op that arrives under another class name than its entry expects
-    would otherwise stay out of the inventory."""
-    assert entry.ahead_of is not None
-    if entry.available:
-        assert getattr(gradopt.dialect.ops, entry.ahead_of).name == entry.op_name
-        assert entry.name in INVENTORY
-    else:
-        assert entry.op_name not in DIALECT
-        assert entry.name in AHEAD
 
 
 def sample(entry: Entry, template: str, source: Element, result: Element) -> str:

@@ -1,4 +1,4 @@
-"""The IREE backend against the NumPy interpreter (issue 7).
+"""The IREE backend against the NumPy interpreter.
 
 Programs are lowered by `convert-grad-to-standard`, compiled by IREE for the
 CPU and run by its runtime; every result and final slot must equal the
@@ -54,9 +54,9 @@ from xdsl.parser import Parser
 from xdsl.pattern_rewriter import PatternRewriteWalker
 
 from gradopt import GradoptError, Program, run
-from gradopt.context import make_context
 from gradopt.dialect import Grad
-from gradopt.dialect.derivative import DifferentiationOp
+from gradopt.dialect.context import make_context
+from gradopt.dialect.differentiation import DifferentiationOp
 from gradopt.dialect.ops import LoadOp, StoreOp
 from gradopt.passes.convert_grad_to_standard import PATTERNS
 from gradopt.tools import grad_run
@@ -197,7 +197,7 @@ def test_lowering_example_runs(text: str, entry: str) -> None:
     check_program(Program(text), entry)
 
 
-# --- one lowering pattern per op -------------------------------------------
+# --- one lowering pattern per op ----------------------------------------------
 
 EVERY_OP_OF_EVERY_TYPE = """
 func.func @main(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>, %n: tensor<2x3xi32>,
@@ -338,7 +338,7 @@ def test_every_op_of_every_type_runs() -> None:
     check_program(Program(EVERY_OP_OF_EVERY_TYPE))
 
 
-# --- slice, pad, reverse, concat and the batched dot on random shapes -------
+# --- slice, pad, reverse, concat and the batched dot on random shapes ---------
 
 PAD_VALUES = {
     "f32": ["0.0", "-0.0", "1.5", "-2.5e3", "0x7FC00000", "0xFF800000"],
@@ -464,7 +464,7 @@ def test_dot_on_random_shapes(exact: bool) -> None:
         check_program(program, entry, seed=i)
 
 
-# --- the exact ops on special values -------------------------------------------
+# --- the exact ops on special values ------------------------------------------
 
 SPECIAL_F32 = np.array(
     [
@@ -589,7 +589,7 @@ def test_exact_op_on_special_values(name: str) -> None:
     assert_agree(expected, actual, exact=True)
 
 
-# --- seed cases, examples, random programs -----------------------------------
+# --- seed cases, examples, random programs ------------------------------------
 
 SEEDS = {
     "cube": (
@@ -796,7 +796,7 @@ def test_random_program(kinds: str, seed: int) -> None:
         assert_agree(want, got, exact=kinds in ("exact", "slicing"))
 
 
-# --- the backend's interface ---------------------------------------------------
+# --- the backend's interface --------------------------------------------------
 
 CUBIC = ROOT / "examples" / "cubic.mlir"
 

@@ -1,4 +1,4 @@
-"""`gradopt.lit.configure`: another repository's lit suite, two files."""
+"""`gradopt.tools.lit.configure`: another repository's lit suite, two files."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from gradopt.lit import configure
+from gradopt.tools.lit import configure
 
 RUN_LIT = "import sys; from lit.main import main; sys.exit(main())"
 
 LIT_CFG = """\
 import os
-from gradopt.lit import configure
+from gradopt.tools.lit import configure
 
 config.name = "elsewhere"
 config.test_source_root = os.path.dirname(__file__)

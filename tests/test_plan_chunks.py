@@ -1,4 +1,4 @@
-"""Long plans compiled in chunks (issue 16, item 12): compiling one Python
+"""Long plans compiled in chunks: compiling one Python
 function of a 100k-op gradient program's 340k steps peaked at gigabytes
 (about 6 KB a line for its syntax tree). A chain of chunks bounds that, and
 changes no bit of any result (SPEC §6)."""
@@ -13,9 +13,9 @@ import pytest
 from conftest import lit_runs
 
 import gradopt
-from gradopt.context import make_context
-from gradopt.diagnostics import parse_module
+from gradopt.dialect.context import make_context
 from gradopt.interpreter import executor
+from gradopt.support.diagnostics import parse_module
 from gradopt.tools import grad_run
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,5 +1,5 @@
 """Properties of `grad-opt`, `expand-gradient`, `expand-jvp` and the
-interpreter on random programs (issue 6 item 1, issue 4 item 4, issue 8 item 4).
+interpreter on random programs.
 
 The programs come from `programs.py`: well-typed `grad` programs over the
 differentiable ops, with their float64 reference. Each property runs on
@@ -24,11 +24,10 @@ from hypothesis import strategies as st
 from programs import Op, Program, Value, programs
 
 import gradopt
-from gradopt.context import make_context
-from gradopt.diagnostics import parse_module
-from gradopt.dialect.derivative import DifferentiationOp
-from gradopt.dialect.differentiation import GradientOp, JvpOp, VjpOp
+from gradopt.dialect.context import make_context
+from gradopt.dialect.differentiation import DifferentiationOp, GradientOp, JvpOp, VjpOp
 from gradopt.dialect.verifier import verify_module
+from gradopt.support.diagnostics import parse_module
 from gradopt.tools import grad_opt as grad_opt_tool
 
 EXAMPLES = int(os.environ.get("GRADOPT_PROPERTY_EXAMPLES", "100"))
@@ -92,7 +91,7 @@ def differentiation_ops(text: str) -> list[str]:
     return [op.name for op in module.walk() if isinstance(op, DifferentiationOp)]
 
 
-# --- issue 6: (a) to (e) ----------------------------------------------------------
+# --- expansion, interpretation and pipelines ----------------------------------
 
 
 @PROPERTY
@@ -176,7 +175,7 @@ def test_results_are_identical_bit_for_bit_across_runs_and_pipelines(
 def test_cse_before_expand_gradient_changes_no_result_beyond_rounding(
     program: Program,
 ) -> None:
-    """SPEC §4 rule 6 (issue 14): no target of a valid program has a twin that
+    """SPEC §4 rule 6: no target of a valid program has a twin that
     its loss depends on, so `cse` before `expand-gradient` merges only values
     that the gradient treats alike. The results agree within float32 rounding,
     not bit for bit: a merged node makes another graph, whose shares add in
@@ -193,7 +192,7 @@ def test_cse_before_expand_gradient_changes_no_result_beyond_rounding(
     assert_close(run(program, merged), expected)
 
 
-# --- issue 8: jvp and vjp against the gradient ---------------------------------
+# --- jvp and vjp against the gradient -----------------------------------------
 
 
 @PROPERTY
@@ -261,7 +260,7 @@ def test_several_targets_give_what_one_op_per_target_gives(
         assert_same_bits(run(alone), [result])
 
 
-# --- found by the properties -------------------------------------------------------
+# --- found by the properties --------------------------------------------------
 
 
 def test_a_target_that_expands_to_an_existing_value() -> None:

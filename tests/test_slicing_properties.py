@@ -1,5 +1,5 @@
 """Properties of `grad.slice`, `grad.pad`, `grad.reverse`, `grad.concat` and
-the batched `grad.dot` on random shapes (issue 12, item 2).
+the batched `grad.dot` on random shapes.
 
 Each example builds a small program, runs it with `gradopt.run`, and checks it
 against a NumPy reference written here from SPEC §3.2 and §6 (`a[s:l:k]` per
@@ -46,7 +46,7 @@ Shape = tuple[int, ...]
 DTYPES = {"f32": np.float32, "i32": np.int32, "i1": np.bool_}
 
 
-# --- the NumPy reference (SPEC §3.2, §6) ----------------------------------------
+# --- the NumPy reference (SPEC §3.2, §6) --------------------------------------
 
 
 def ref_slice(
@@ -92,7 +92,7 @@ def ref_concat(operands: Sequence[np.ndarray], dim: int) -> np.ndarray:
     return np.concatenate(operands, axis=dim)
 
 
-# --- programs ---------------------------------------------------------------------
+# --- programs -----------------------------------------------------------------
 
 
 def ttype(shape: Shape, dtype: str = "f32") -> str:
@@ -229,7 +229,7 @@ class Concat:
         return [np.ascontiguousarray(p) for p in np.split(g, cuts, axis=self.dim)]
 
 
-# --- strategies ---------------------------------------------------------------------
+# --- strategies ---------------------------------------------------------------
 
 
 def shapes(
@@ -384,7 +384,7 @@ def assert_close(actual: Sequence[np.ndarray], expected: Sequence[np.ndarray]) -
         assert not bad.any(), f"result {i}: gradopt {a}, float64 reference {b}"
 
 
-# --- data moves, bit for bit --------------------------------------------------------
+# --- data moves, bit for bit --------------------------------------------------
 
 
 @PROPERTY
@@ -551,7 +551,7 @@ def test_batched_dot_and_its_vjp_are_adjoint(op: Dot, seed: int) -> None:
         assert abs(left - right) <= 1e-5 * (scale + other) + 1e-30
 
 
-# --- gradients against finite differences ---------------------------------------------
+# --- gradients against finite differences -------------------------------------
 
 
 def finite_difference(

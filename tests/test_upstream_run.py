@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import MemRefType
 
 import gradopt
 from gradopt import GradoptError, Program
-from gradopt.iree import lower
+from gradopt.runtime.iree import lower
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SPECIAL = np.array(

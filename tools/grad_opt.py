@@ -16,7 +16,7 @@ import dataclasses
 import os
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
 from importlib.metadata import version
@@ -24,28 +24,38 @@ from io import BytesIO, StringIO
 from typing import IO, TypeVar
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Dialect, Operation
 from xdsl.passes import ModulePass
 from xdsl.universe import Universe
 from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from gradopt import files
-from gradopt.diagnostics import (
+from gradopt.dialect.errors import OpError, without_op_name
+from gradopt.dialect.hints import MISSING_OPS
+from gradopt.dialect.upstream import DIALECTS as UPSTREAM_DIALECTS
+from gradopt.dialect.verifier import verify_module
+from gradopt.passes.universe import GRADOPT_UNIVERSE
+from gradopt.support import environment, files
+from gradopt.support.diagnostics import (
     LocatedError,
     Location,
     SourceText,
     locate,
     parse_module,
 )
-from gradopt.dialect.errors import OpError, without_op_name
-from gradopt.dialect.hints import MISSING_OPS
-from gradopt.dialect.verifier import verify_module
 from gradopt.tools.pipeline import check_pipeline
-from gradopt.universe import EXTENDED_DIALECTS, GRADOPT_UNIVERSE
 
 SPLIT_MARKER = "// -----"
+
+EXTENDED_DIALECTS: dict[str, Callable[[], Dialect]] = {
+    name: factory
+    for name, factory in UPSTREAM_DIALECTS.items()
+    if name not in GRADOPT_UNIVERSE.all_dialects
+}
+"""xDSL's `arith`, `tensor`, `linalg` and `math` with the ops gradopt adds
+(SPEC §10.5), which `grad-opt` loads in place of xDSL's; not part of the
+entry point, so that plain `xdsl-opt` keeps xDSL's own."""
 T = TypeVar("T")
 
 
@@ -151,7 +161,7 @@ class GradOptMain(xDSLOptMain):
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         """xDSL's input, read within the size limit and never blocking on a
-        FIFO without a writer (`gradopt.files.read_program`)."""
+        FIFO without a writer (`gradopt.support.files.read_program`)."""
         path = self.args.input_file
         extension = "mlir" if path is None else os.path.splitext(path)[1][1:]
         return BytesIO(files.read_program(path)), extension
@@ -261,6 +271,7 @@ def _failing_op_recorded() -> Iterator[None]:
 
 def _main(args: Sequence[str] | None) -> int:
     try:
+        environment.check_all()
         driver = GradOptMain(
             description="gradopt's modular optimizer driver", args=args
         )

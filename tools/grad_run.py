@@ -21,9 +21,16 @@ import numpy as np
 from xdsl.dialects.builtin import MemRefType, TensorType
 from xdsl.ir import Attribute
 
-from gradopt import files
-from gradopt.api import BACKENDS, GradoptError, Program, input_mismatch
 from gradopt.dialect.types import Value, dtype_of, layout_of
+from gradopt.runtime.program import (
+    BACKENDS,
+    GradoptError,
+    Program,
+    input_mismatch,
+    no_such_input,
+    zeros_of,
+)
+from gradopt.support import environment, files
 from gradopt.tools import VersionAction
 
 # `[0-9]+(\.[0-9]*)?`, not `[0-9]+\.?[0-9]*`: a long run of digits that does
@@ -166,10 +173,7 @@ def _array(spec: str, type: MemRefType | Value) -> np.ndarray:
     dtype = dtype_of(element)
     convert = _CONVERT[dtype]
     if spec == "zeros":
-        try:
-            return np.zeros(shape, dtype)
-        except (MemoryError, ValueError):  # NumPy's "Maximum allowed dimension"
-            raise ValueError(f"{type} is too large to allocate") from None
+        return zeros_of(type)
     if spec.startswith("["):
         try:
             data = json.loads(spec, parse_int=_integer)
@@ -213,11 +217,7 @@ def _inputs(
         if index in values:
             raise program.error(what, f"{kind} {index} is given twice")
         if index >= len(types):
-            raise program.error(
-                what,
-                f"no such {kind}: the entry function has {len(types)} "
-                f"{kind}{'s' * (len(types) != 1)}",
-            )
+            raise program.error(what, no_such_input(kind, len(types)))
         try:
             value = _array(spec, types[index])
         except OSError as error:
@@ -322,6 +322,11 @@ def _main(argv: Sequence[str] | None) -> int:
         options = _parser().parse_args(argv)
     except SystemExit as exit:  # --help, or a malformed command line
         return exit.code if isinstance(exit.code, int) else 1
+    try:
+        environment.check_all()
+    except environment.SettingError as error:
+        print(f"grad-run: error: {error}", file=sys.stderr)
+        return 1
     name = "<stdin>" if options.file == "-" else options.file
     try:
         text = _read(options.file)

@@ -1,10 +1,10 @@
 """The console scripts `grad-opt` and `grad-run`: each imports its driver
-with the cyclic garbage collector paused (see `gradopt.collector`), then runs
+with the cyclic garbage collector paused (see `gradopt.support.collector`), then runs
 it with the collector as usual."""
 
 from __future__ import annotations
 
-from gradopt.collector import cyclic_gc_paused
+from gradopt.support.collector import cyclic_gc_paused
 
 
 def grad_opt() -> int:

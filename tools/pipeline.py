@@ -17,7 +17,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
-from gradopt.diagnostics import did_you_mean
+from gradopt.support.diagnostics import did_you_mean
 
 _WRAPPER = re.compile(r"\s*builtin\.module\s*\(")
 _ANCHOR = re.compile(r"[A-Za-z_][\w$]*\.[\w$.]+\s*\(")

@@ -12,8 +12,8 @@ from xdsl.dialects.builtin import ModuleOp
 
 import gradopt
 from gradopt import GradoptError, Program
-from gradopt.context import make_context
-from gradopt.diagnostics import LocatedError, parse_module
+from gradopt.dialect.context import make_context
+from gradopt.support.diagnostics import LocatedError, parse_module
 
 CUBIC = (Path(__file__).resolve().parent.parent / "examples" / "cubic.mlir").read_text()
 
@@ -217,7 +217,7 @@ def test_a_gradient_rule_violation_is_located() -> None:
 
 
 def test_an_op_the_dialect_composes_says_how_to_write_it() -> None:
-    """The API's parser gives grad-opt's hints (issue 14 item 5)."""
+    """The API's parser gives grad-opt's hints."""
     text = """func.func @main(%x: tensor<f32>) -> tensor<f32> {
   %y = grad.cos %x : tensor<f32>
   func.return %y : tensor<f32>
@@ -240,7 +240,7 @@ func.func @main(%w: memref<3xf32>, %x: tensor<3xf32>) -> tensor<f32> {
 
 
 def test_run_prepares_a_text_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    from gradopt import api
+    from gradopt.runtime import program as api
 
     monkeypatch.setattr(api, "_prepared_programs", type(api._prepared_programs)())
     prepared: list[str] = []
@@ -261,7 +261,7 @@ def test_run_prepares_a_text_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_run_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    from gradopt import api
+    from gradopt.runtime import program as api
 
     monkeypatch.setattr(api, "_prepared_programs", type(api._prepared_programs)())
     monkeypatch.setattr(api, "RUN_CACHE_SIZE", 2)

@@ -13,12 +13,17 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ModuleOp
 
-from gradopt.api import GradoptError
-from gradopt.context import make_context
-from gradopt.diagnostics import LocatedError, SourceText, locate, parse_module
+from gradopt.dialect.context import make_context
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.hints import MISSING_OPS
 from gradopt.passes.differentiate_module import append_gradient
+from gradopt.support.diagnostics import (
+    GradoptError,
+    LocatedError,
+    SourceText,
+    locate,
+    parse_module,
+)
 
 
 def differentiate_module(

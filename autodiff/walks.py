@@ -15,25 +15,25 @@ from typing import TypeAlias
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 
-from gradopt.collector import cyclic_gc_paused
-from gradopt.dialect.derivative import (
-    DifferentiationOp,
-    ReverseRule,
-    TangentRule,
-    derivative_of,
-    is_differentiated,
-)
-from gradopt.dialect.differentiation import GradientOp, JvpOp, VjpOp
-from gradopt.dialect.emitter import ConstantPool, Emitter
-from gradopt.dialect.paths import (
+from gradopt.autodiff.emitter import ConstantPool, Emitter
+from gradopt.autodiff.paths import (
     depends_on,
     differentiable_inputs,
     no_rule_error,
     post_order,
 )
+from gradopt.autodiff.registry import ReverseRule, TangentRule, derivative_of
+from gradopt.dialect.differentiation import (
+    DifferentiationOp,
+    GradientOp,
+    JvpOp,
+    VjpOp,
+    is_differentiated,
+)
 from gradopt.dialect.types import tensor_type
+from gradopt.support.collector import cyclic_gc_paused
 
-ReverseOp: TypeAlias = GradientOp | VjpOp
+ReverseModeOp: TypeAlias = GradientOp | VjpOp
 
 
 def _reverse_rule(e: Emitter, node: Operation) -> ReverseRule:
@@ -123,7 +123,7 @@ def _replace(e: Emitter, op: Operation, values: Sequence[SSAValue]) -> None:
     op.erase()
 
 
-def expand_reverse(ops: Sequence[ReverseOp], constants: ConstantPool) -> None:
+def expand_reverse(ops: Sequence[ReverseModeOp], constants: ConstantPool) -> None:
     """Expand reverse-mode ops of one loss and one seed in one block, in program
     order, by one walk whose new ops go before the first of them."""
     first = ops[0]
@@ -151,7 +151,7 @@ def expand_jvp(op: JvpOp, constants: ConstantPool) -> None:
 GroupKey = tuple[Block | None, SSAValue, SSAValue | None]
 
 
-def group_key(op: ReverseOp) -> GroupKey:
+def group_key(op: ReverseModeOp) -> GroupKey:
     """Ops with equal keys share one walk: same block, loss and seed."""
     seed = op.cotangent if isinstance(op, VjpOp) else None
     return op.parent, op.loss, seed
@@ -167,8 +167,8 @@ def expand_in_program_order(
 
 
 def _expand(module: ModuleOp, selected: Callable[[DifferentiationOp], bool]) -> None:
-    groups: dict[GroupKey, list[ReverseOp]] = {}
-    work: list[list[ReverseOp] | JvpOp] = []
+    groups: dict[GroupKey, list[ReverseModeOp]] = {}
+    work: list[list[ReverseModeOp] | JvpOp] = []
     for node in module.walk():
         if not isinstance(node, DifferentiationOp) or not selected(node):
             continue

@@ -3,7 +3,7 @@
 In the `lit.cfg.py` of your test folder:
 
     import os
-    from gradopt.lit import configure
+    from gradopt.tools.lit import configure
 
     config.name = "my-models"
     config.test_source_root = os.path.dirname(__file__)
@@ -25,7 +25,7 @@ substitutions gradopt's own suite uses:
 - `EXIT_STATUS cmd ...`: runs cmd, prints its stdout, its stderr and then
   `exit status: N` (lit's `not` only tells zero from non-zero)
 
-`python -m gradopt.lit cmd ...` is what `EXIT_STATUS` runs.
+`python -m gradopt.tools.lit cmd ...` is what `EXIT_STATUS` runs.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def configure(config: Any, suffixes: Sequence[str] = (".mlir",)) -> None:
     path = config.environment.get("PATH", os.environ.get("PATH", ""))
     config.environment["PATH"] = tools + os.pathsep + path
     config.substitutions.extend(ROUNDTRIPS)
-    exit_status = f"{shlex.quote(sys.executable)} -m gradopt.lit"
+    exit_status = f"{shlex.quote(sys.executable)} -m gradopt.tools.lit"
     config.substitutions.append(("EXIT_STATUS", exit_status))
 
 

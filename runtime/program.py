@@ -14,38 +14,39 @@ from __future__ import annotations
 
 import math
 import operator
-import os
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple, SupportsIndex
 
 import numpy as np
-from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType, i1
+from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import DiagnosticException
 
-from gradopt import determinism
-from gradopt.context import make_context
-from gradopt.diagnostics import (
+import gradopt.autodiff  # noqa: F401  (provides the differentiation ops' checks)
+from gradopt.dialect.context import make_context
+from gradopt.dialect.differentiation import DifferentiationOp
+from gradopt.dialect.errors import OpError
+from gradopt.dialect.hints import MISSING_OPS
+from gradopt.dialect.types import Value, dtype_of, is_i1, is_value_type, layout_of
+from gradopt.dialect.verifier import verify_module
+from gradopt.interpreter import Interpreter
+from gradopt.support import determinism, environment
+from gradopt.support.caches import BoundedCache, module_bytes
+from gradopt.support.diagnostics import (
+    GradoptError,
     LocatedError,
     Location,
     SourceText,
     locate,
     parse_module,
 )
-from gradopt.dialect.derivative import DifferentiationOp
-from gradopt.dialect.errors import OpError
-from gradopt.dialect.hints import MISSING_OPS
-from gradopt.dialect.types import Value, dtype_of, is_value_type, layout_of
-from gradopt.dialect.verifier import verify_module
-from gradopt.interpreter import Interpreter
 
 if TYPE_CHECKING:
-    from gradopt.iree import IreeModule
+    from gradopt.runtime.iree import IreeModule
 
 BACKENDS = ("numpy", "iree")
 """Where `run` runs a program: gradopt's NumPy interpreter, or IREE."""
@@ -63,15 +64,23 @@ type as `numpy.asarray(value, dtype)` converts it, and must then have
 exactly the declared shape."""
 
 
-class GradoptError(LocatedError):
-    """A located error, whose `str` is the rendered report with its source line."""
+def no_such_input(kind: str, count: int) -> str:
+    """What an input index past the entry function's `count` inputs of `kind`
+    (slot, arg) is told."""
+    return f"no such {kind}: the entry function has {count} {kind}{'s' * (count != 1)}"
 
-    def __init__(self, error: LocatedError, source: SourceText):
-        super().__init__(error.location, error.message, error.notes)
-        self.report = source.render(error)
 
-    def __str__(self) -> str:
-        return self.report
+def _too_large(type: Attribute) -> str:
+    return f"{type} is too large to allocate"
+
+
+def zeros_of(type: MemRefType | Value) -> np.ndarray:
+    """Zeros of `type`; a `ValueError` saying so when they cannot be allocated."""
+    element, shape = layout_of(type)
+    try:
+        return np.zeros(shape, dtype_of(element))
+    except (MemoryError, ValueError):  # NumPy's "Maximum allowed dimension"
+        raise ValueError(_too_large(type)) from None
 
 
 @dataclass(frozen=True, repr=False)
@@ -300,11 +309,13 @@ class Program:
         `deterministic` (default: the `GRADOPT_DETERMINISTIC` environment
         variable) runs NumPy's BLAS on one thread during the run, so that
         the bits of `dot` do not depend on the machine's thread count (see
-        `gradopt.determinism`); it changes nothing on IREE."""
+        `gradopt.support.determinism`); it changes nothing on IREE."""
         if backend not in BACKENDS:
             raise self.error(
                 backend, f"unknown backend: expected {' or '.join(BACKENDS)}"
             )
+        _check_flag("deterministic", deterministic, "True, False or None")
+        _check_flag("in_place", in_place, "True or False")
         known = self.entry(entry)
         signature = known.signature
         if in_place:
@@ -334,7 +345,12 @@ class Program:
                     values[:count], map(_Layout.of, signature.results), strict=True
                 )
             ]
-            return _result(signature, results, values[count:])
+            if not in_place:
+                return _result(signature, results, values[count:])
+            # IREE returns new arrays: written through to the caller's
+            for slot, final in zip(slot_values, values[count:], strict=True):
+                np.copyto(slot, final)
+            return _result(signature, results, slot_values)
         try:
             if deterministic is None:
                 deterministic = determinism.from_environment()
@@ -355,7 +371,7 @@ class Program:
     def run_compiled(self, entry: str, arguments: list[np.ndarray]) -> list[np.ndarray]:
         """The results and final slots of `entry` run by IREE; the program is
         compiled on the first call (imported lazily: IREE is optional)."""
-        from gradopt.iree import BackendError, load
+        from gradopt.runtime.iree import BackendError, load
 
         try:
             with self._iree_lock:  # compiled once, also when run from threads
@@ -391,11 +407,7 @@ class Program:
         ):
             by_index = dict(enumerate(given))
             if len(by_index) > (count := len(layouts)):
-                raise self.error(
-                    f"{kind} {count}",
-                    f"no such {kind}: the entry function has {count} "
-                    f"{kind}{'s' * (count != 1)}",
-                )
+                raise self.error(f"{kind} {count}", no_such_input(kind, count))
         else:
             raise TypeError(
                 f"{parameter} must be a sequence of values or a mapping from "
@@ -454,11 +466,7 @@ class Program:
                 f"{type(key).__name__} {key!r}"
             )
         if not 0 <= index < count:
-            raise self.error(
-                f"{kind} {index}",
-                f"no such {kind}: the entry function has {count} "
-                f"{kind}{'s' * (count != 1)}",
-            )
+            raise self.error(f"{kind} {index}", no_such_input(kind, count))
         return index
 
     def checked(
@@ -470,11 +478,9 @@ class Program:
         dtype, shape, type = layout.dtype, layout.shape, layout.type
         if value is None:
             try:
-                return np.zeros(shape, dtype)
-            except (MemoryError, ValueError):  # NumPy's "Maximum allowed dimension"
-                raise self.error(
-                    f"{kind} {index}", f"{type} is too large to allocate"
-                ) from None
+                return zeros_of(type)
+            except ValueError as error:
+                raise self.error(f"{kind} {index}", str(error)) from None
         try:
             array = np.array(value, dtype, order="C")
         except (TypeError, ValueError, OverflowError) as error:
@@ -483,9 +489,7 @@ class Program:
                 f"cannot convert {_described(value)} to {dtype} for {type}: {error}",
             ) from None
         except MemoryError:
-            raise self.error(
-                f"{kind} {index}", f"{type} is too large to allocate"
-            ) from None
+            raise self.error(f"{kind} {index}", _too_large(type)) from None
         if array.shape != shape:
             raise self.error(
                 f"{kind} {index}",
@@ -522,6 +526,14 @@ def _check_disjoint(
             if np.may_share_memory(array, arrays[j]):
                 raise error(f"slot {i}", "in_place slots must not share memory")
         seen.append((owner, i))
+
+
+def _check_flag(name: str, value: object, expected: str) -> None:
+    """A `TypeError` for a flag that is not a bool (or None, where that means
+    the default): a string such as "no" would otherwise count as true."""
+    allowed = bool | np.bool_ | None if "None" in expected else bool | np.bool_
+    if not isinstance(value, allowed):
+        raise TypeError(f"{name} must be {expected}, not {type(value).__name__}")
 
 
 def _described(value: object) -> str:
@@ -610,7 +622,7 @@ def _check_sizes(module: ModuleOp) -> None:
             if not isinstance(type, TensorType | MemRefType):
                 continue
             shape = type.get_shape()
-            size = math.prod(shape) * (1 if type.get_element_type() == i1 else 4)
+            size = math.prod(shape) * (1 if is_i1(type.get_element_type()) else 4)
             if size >= MAX_BYTES or any(d >= MAX_BYTES for d in shape):
                 raise OpError(op, f"result {i} of type {type} is too large to run")
 
@@ -655,9 +667,10 @@ def run(
 
     A program given as text is prepared once: the last `RUN_CACHE_SIZE`
     prepared programs (`GRADOPT_RUN_CACHE`, 32 by default; 0 turns the cache
-    off) are kept by text and file name, so calling `run` in a loop costs
-    what `Program.run` costs. A module (`ModuleOp`) is prepared anew each
-    time, since the caller may change it.
+    off), of at most `RUN_CACHE_BYTES` (`GRADOPT_RUN_CACHE_BYTES`, 256 MiB,
+    estimated by `caches.module_bytes`), are kept by text and file name, so
+    calling `run` in a loop costs what `Program.run` costs. A module
+    (`ModuleOp`) is prepared anew each time, since the caller may change it.
 
     Raises `GradoptError` for any error in the program, the inputs, or the
     run, and `TypeError` for an argument of the wrong Python type.
@@ -667,25 +680,40 @@ def run(
     )
 
 
-RUN_CACHE_SIZE = int(os.environ.get("GRADOPT_RUN_CACHE", "32"))
-"""How many prepared programs `run` keeps."""
+RUN_CACHE_SIZE = 32
+"""How many prepared programs `run` keeps (`GRADOPT_RUN_CACHE`)."""
 
-_prepared_programs: OrderedDict[tuple[str, str], Program] = OrderedDict()
-_prepared_lock = threading.Lock()
+RUN_CACHE_BYTES = 256 << 20
+"""How many bytes of prepared programs `run` keeps, as `caches.module_bytes`
+estimates them (`GRADOPT_RUN_CACHE_BYTES`)."""
+
+_prepared_programs: BoundedCache[tuple[str, str], Program] = BoundedCache()
+
+
+def _run_cache_limits() -> tuple[int, int]:
+    """The run cache's bounds in programs and bytes, read from the environment
+    at each call (not at import, which must not fail on a bad value)."""
+    try:
+        return (
+            environment.integer("GRADOPT_RUN_CACHE", RUN_CACHE_SIZE, unit="programs"),
+            environment.integer("GRADOPT_RUN_CACHE_BYTES", RUN_CACHE_BYTES),
+        )
+    except environment.SettingError as error:
+        located = LocatedError(Location("environment", 0, 0), str(error))
+        raise GradoptError(located, SourceText()) from None
 
 
 def _program(program: ModuleOp | str, filename: str) -> Program:
     """`Program(program, filename)`, from the cache for a text seen lately."""
-    if not isinstance(program, str) or RUN_CACHE_SIZE <= 0:
+    if not isinstance(program, str):
+        return Program(program, filename)
+    entries, budget = _run_cache_limits()
+    if entries <= 0 or budget <= 0:
         return Program(program, filename)
     key = (program, filename)
-    with _prepared_lock:
-        if (known := _prepared_programs.get(key)) is not None:
-            _prepared_programs.move_to_end(key)
-            return known
-    prepared = Program(program, filename)  # outside the lock: it may be slow
-    with _prepared_lock:
-        _prepared_programs[key] = prepared
-        while len(_prepared_programs) > RUN_CACHE_SIZE:
-            _prepared_programs.popitem(last=False)
+    if (known := _prepared_programs.get(key)) is not None:
+        return known
+    prepared = Program(program, filename)
+    size = module_bytes(prepared.module) + len(program)
+    _prepared_programs.put(key, prepared, size, entries, budget)
     return prepared

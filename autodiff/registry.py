@@ -3,28 +3,27 @@
 An op of any dialect gets a derivative by `register_derivative(OpType, ...)`, in
 the style of MLIR's external models: the op's own definition need not know
 about differentiation, and gradopt's `grad` ops are registered the same way (in
-`gradopt.dialect.rules`). The verifier (SPEC §4 rule 5) asks `derivative_of`
+`gradopt.autodiff.rules.grad`). The verifier (SPEC §4 rule 5) asks `derivative_of`
 whether an op on a path has a rule; both walks ask it for the rule itself, and
 know nothing else about ops.
 
-A rule builds ops with an `Emitter` (`gradopt.dialect.emitter`): `e.mul(g, b)`
+A rule builds ops with an `Emitter` (`gradopt.autodiff.emitter`): `e.mul(g, b)`
 for a `grad` op, `e.insert(SomeOp(...))` for any other.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from importlib import import_module
+from importlib.util import find_spec
 from typing import TYPE_CHECKING
 
-from xdsl.ir import Operation, SSAValue
-from xdsl.irdl import IRDLOperation, traits_def
-from xdsl.traits import Pure
+from xdsl.ir import Attribute, Operation, SSAValue
 
 if TYPE_CHECKING:
-    from gradopt.dialect.emitter import Emitter
+    from gradopt.autodiff.emitter import Emitter
 
 Share = Callable[[], SSAValue]
 """Builds the share that one operand receives (only called for operands on the
@@ -94,6 +93,37 @@ class Derivative:
 
         return Derivative(reverse, tangent)
 
+    @staticmethod
+    def linear(
+        transpose: ReverseRule,
+        tangent_properties: Callable[[Operation], dict[str, Attribute]] | None = None,
+    ) -> Derivative:
+        """The derivative of an op that is linear in its operands (JAX's
+        `deflinear`): only its transpose, the reverse rule, is written; the
+        tangent is the same op applied to the operands' tangents (`+0.0` zeros
+        for an operand off the path), with the op's properties, or those that
+        `tangent_properties` gives (a pad's value must be 0.0 to be linear)."""
+
+        def tangent(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+            operands = [
+                ta if ta is not None else e.zeros_like(a)
+                for ta, a in zip(t, op.operands, strict=True)
+            ]
+            properties = (
+                dict(op.properties)
+                if tangent_properties is None
+                else tangent_properties(op)
+            )
+            return e.insert(
+                type(op).create(
+                    operands=operands,
+                    result_types=op.result_types,
+                    properties=properties,
+                )
+            )
+
+        return Derivative(transpose, tangent)
+
 
 STOPS_GRADIENT = Derivative(flow=Flow.STOPS)
 DEAD_END = Derivative(flow=Flow.DEAD_END)
@@ -120,38 +150,25 @@ def register_derivative(
         _REGISTERED[op_type] = derivative
 
 
+_RULE_MODULES_TRIED: set[str] = set()
+
+
+def _load_rules(dialect: str) -> None:
+    """Import `gradopt.autodiff.rules.<dialect>`, where the derivatives of that
+    dialect's ops are registered, the first time an op of it is asked about:
+    rules load with the ops that need them, not at `import gradopt`."""
+    _RULE_MODULES_TRIED.add(dialect)
+    module = f"{__package__}.rules.{dialect}"
+    if find_spec(module) is not None:
+        import_module(module)
+
+
 def derivative_of(op: Operation) -> Derivative | None:
     """The derivative of `op`, or None if it has no rule: then a target's
     influence cannot pass it, and the verifier refuses it on a path."""
+    if (dialect := op.name.partition(".")[0]) not in _RULE_MODULES_TRIED:
+        _load_rules(dialect)
     for op_type in type(op).__mro__:
         if (found := _REGISTERED.get(op_type)) is not None:
             return found(op)
     return None
-
-
-class DifferentiationOp(IRDLOperation, ABC):
-    """`grad.gradient`, `grad.vjp` and `grad.jvp`: replaced by ordinary ops
-    before anything runs. One on a path needs no derivative of its own: it is
-    expanded first (SPEC §5.7)."""
-
-    traits = traits_def(Pure())
-
-    @property
-    @abstractmethod
-    def root(self) -> SSAValue:
-        """The value it differentiates: the loss, or the jvp's output."""
-
-    @property
-    @abstractmethod
-    def differentiated(self) -> Sequence[SSAValue]:
-        """The values it differentiates with respect to (its targets)."""
-
-
-def is_differentiated(value: SSAValue) -> bool:
-    """Whether a differentiation op takes a derivative with respect to `value`:
-    then `value` must stay a node of its own (SPEC §4 rule 3)."""
-    return any(
-        isinstance(use.operation, DifferentiationOp)
-        and value in use.operation.differentiated
-        for use in value.uses
-    )

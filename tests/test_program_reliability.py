@@ -1,8 +1,7 @@
 """The Python API under attack and as a newcomer uses it: `Program.run` from
-several threads (issue 16, item 7), wrong Python types (item 10), results
-independent of the BLAS thread count (item 11), and inputs converted as
-`numpy.asarray` does, results by name and a readable signature (issue 14,
-item 6)."""
+several threads, wrong Python types, results
+independent of the BLAS thread count, and inputs converted as
+`numpy.asarray` does, results by name and a readable signature."""
 
 from __future__ import annotations
 
@@ -18,12 +17,13 @@ import numpy as np
 import pytest
 
 import gradopt
-from gradopt import GradoptError, Program, determinism
+from gradopt import GradoptError, Program
+from gradopt.support import determinism
 
 CUBIC = (Path(__file__).resolve().parent.parent / "examples" / "cubic.mlir").read_text()
 
 
-# --- item 7: threads ----------------------------------------------------------
+# --- threads ------------------------------------------------------------------
 
 
 def _threaded_program(steps: int) -> str:
@@ -89,7 +89,7 @@ def test_a_fresh_program_runs_from_four_threads_at_once() -> None:
             assert outcome.tobytes() == expected.tobytes()
 
 
-# --- item 10: wrong Python types --------------------------------------------------
+# --- wrong Python types -------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -131,7 +131,7 @@ def test_a_slot_mapping_with_a_bad_key_says_which(
     assert str(caught.value).startswith(message)
 
 
-# --- issue 14, item 6: conversions, names, the signature --------------------------
+# --- conversions, names, the signature ----------------------------------------
 
 MIXED = """func.func @main(%s: memref<2xf32>, %n: tensor<2xi32>, %b: tensor<i1>,
                  %f: tensor<f32>) -> (tensor<2xi32>, tensor<i1>, tensor<f32>) {
@@ -205,7 +205,7 @@ def test_the_signature_prints_readable_types() -> None:
     assert signature.arg_names == ("n", "b", "f")
 
 
-# --- item 11: bits independent of the BLAS thread count -----------------------------
+# --- bits independent of the BLAS thread count --------------------------------
 
 DOT = """func.func @main(%a: tensor<300x2000xf32>, %b: tensor<2000x3xf32>)
     -> tensor<300x3xf32> {
@@ -218,7 +218,7 @@ _DOT_BITS = f"""
 import hashlib, json, sys
 import numpy as np
 import gradopt
-from gradopt import determinism
+from gradopt.support import determinism
 rng = np.random.default_rng(0)
 a = rng.standard_normal((300, 2000)).astype(np.float32)
 b = rng.standard_normal((2000, 3)).astype(np.float32)

@@ -43,6 +43,8 @@ from typing import BinaryIO, cast
 
 import numpy as np
 
+from gradopt.support import environment
+
 PROGRAM_LIMIT_VARIABLE = "GRADOPT_MAX_PROGRAM_BYTES"
 """The environment variable that overrides `DEFAULT_PROGRAM_LIMIT`."""
 
@@ -79,17 +81,10 @@ class FileError(Exception):
 def limit_from_environment(variable: str, default: int, minimum: int = 1) -> int:
     """The byte limit set by `variable`, or `default`; a malformed value is a
     `FileError` rather than a silently ignored setting."""
-    text = os.environ.get(variable)
-    if text is None or not text.strip():
-        return default
     try:
-        value = int(text.strip())
-    except ValueError:
-        value = minimum - 1
-    if value < minimum:
-        least = "a positive" if minimum == 1 else f"a whole ({minimum} or more)"
-        raise FileError(f"{variable} must be {least} number of bytes, got '{text}'")
-    return value
+        return environment.integer(variable, default, minimum)
+    except environment.SettingError as error:
+        raise FileError(str(error)) from None
 
 
 def describe(error: OSError | FileError) -> str:
@@ -217,6 +212,8 @@ def read_program(path: str | None) -> bytes:
     `GRADOPT_MAX_PROGRAM_BYTES`; raises `OSError` or `FileError`."""
     limit = program_limit()
     if path is None or path == "-":
+        if sys.stdin is None:  # started with standard input closed (`<&-`)
+            raise FileError("standard input is closed: name a file to read")
         return read_stream(sys.stdin.buffer, limit, PROGRAM_LIMIT_VARIABLE)
     return read_bounded(path, limit, variable=PROGRAM_LIMIT_VARIABLE)
 
@@ -252,8 +249,11 @@ def load_npy(path: str | os.PathLike[str]) -> np.ndarray:
                 f".npy format version {version[0]}.{version[1]} "
                 "is not supported (1.0 and 2.0 are)"
             )
+        header = _npy_header(file, version, size)
         try:
-            shape, fortran_order, dtype = _NPY_HEADERS[version](file)
+            shape, fortran_order, dtype = _NPY_HEADERS[version](
+                header, max_header_size=_NPY_HEADER_LIMIT
+            )
         except (ValueError, SyntaxError, TypeError) as error:
             raise ValueError(f"its .npy header is malformed: {error}") from None
         if dtype.hasobject:
@@ -287,9 +287,42 @@ def load_npy(path: str | os.PathLike[str]) -> np.ndarray:
                     f"its header declares"
                 )
             filled += read
+    if not dtype.isnative:  # big-endian data: the same values, in this order
+        array = array.astype(dtype.newbyteorder("="))
     if fortran_order:
         return np.asarray(array.reshape(shape[::-1]).T, order="C")
     return array.reshape(shape)
+
+
+_NPY_HEADER_LIMIT = 10000
+"""The longest `.npy` header read (NumPy's own default): the header of any
+array's shape and dtype is a few hundred bytes."""
+
+
+def _npy_header(file: BinaryIO, version: tuple[int, int], size: int | None) -> BinaryIO:
+    """The header after the magic string (its length field, then its text),
+    checked before it is read: a 20-byte file whose length field says 4 GB
+    would make NumPy allocate 4 GB, and a long header makes NumPy advise an
+    option (`allow_pickle`) that has nothing to do with it."""
+    width = 2 if version == (1, 0) else 4
+    field = file.read(width)
+    if len(field) < width:
+        raise ValueError("its .npy header is truncated")
+    length = int.from_bytes(field, "little")
+    if size is not None and length > size - file.tell():
+        raise ValueError(
+            f"its .npy header claims {length} bytes, but the file holds only "
+            f"{size - file.tell()} more"
+        )
+    if length > _NPY_HEADER_LIMIT:
+        raise ValueError(
+            f"its .npy header is {length} bytes long, more than the "
+            f"{_NPY_HEADER_LIMIT} bytes any array's header needs"
+        )
+    text = file.read(length)
+    if len(text) < length:
+        raise ValueError("its .npy header is truncated")
+    return io.BytesIO(field + text)
 
 
 # --- writing ------------------------------------------------------------------
@@ -377,15 +410,16 @@ def write_atomically(
       terminal) is written in place, exactly as `open(path, "wb")` would:
       replacing it would delete it.
     """
-    target = os.path.realpath(path)
     try:
-        status: os.stat_result | None = os.stat(target)
+        status: os.stat_result | None = os.stat(path)
     except FileNotFoundError:
         status = None
-    if status is not None and not stat.S_ISREG(status.st_mode):
-        with open(path, "wb") as file:
-            write(file)
+    if (status is not None and not stat.S_ISREG(status.st_mode)) or _names_a_descriptor(
+        path
+    ):
+        _write_in_place(path, write)
         return
+    target = os.path.realpath(path)
     if status is not None and not _writable(target, status):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
     directory = os.path.dirname(target)
@@ -415,6 +449,36 @@ def write_atomically(
         with _temporaries_lock:
             _temporaries.discard(temporary)
     _sync_directory(directory)
+
+
+_DESCRIPTOR = re.compile(r"/(proc/[^/]+|dev)/fd/[0-9]+")
+
+
+def _names_a_descriptor(path: str | os.PathLike[str]) -> bool:
+    """Whether `path` is, or links to, an open descriptor (`/dev/stdout` is
+    `/proc/self/fd/1`): the file behind it may be a pipe, whose link names
+    no path, or a file the shell opened (to append, say), which must be
+    written through the descriptor rather than replaced."""
+    name = os.path.abspath(path)
+    for _ in range(40):  # the kernel's limit on a chain of links
+        if _DESCRIPTOR.fullmatch(name):
+            return True
+        try:
+            link = os.readlink(name)
+        except OSError:
+            return False
+        name = os.path.normpath(os.path.join(os.path.dirname(name), link))
+    return False
+
+
+def _write_in_place(path: str | os.PathLike[str], write: Callable[[BinaryIO], object]):
+    """`write` into what `path` names, opened as `open(path, "wb")` opens it.
+    The data is gathered first: a writer such as `numpy.savez` seeks, which a
+    pipe refuses and `/dev/null` answers wrongly."""
+    buffer = io.BytesIO()
+    write(buffer)
+    with open(path, "wb") as file:
+        file.write(buffer.getbuffer())
 
 
 def _keep_owner_and_mode(descriptor: int, status: os.stat_result) -> None:

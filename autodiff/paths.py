@@ -9,19 +9,19 @@ computed targets are value-numbered against them (rule 6).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Iterable, Sequence
 
 from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.dialects.scf import ForOp
 from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.traits import ConstantLike, is_side_effect_free
 
-from gradopt.dialect.derivative import DifferentiationOp, derivative_of
+from gradopt.autodiff.registry import derivative_of
+from gradopt.dialect.differentiation import DifferentiationOp
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.ops import LoadOp, ReduceOp, StoreOp
 from gradopt.dialect.types import is_f32_tensor
+from gradopt.dialect.verifier import verification_memo
 
 Inputs = Callable[[SSAValue], Sequence[SSAValue]]
 
@@ -275,26 +275,10 @@ class _Shared:
         self.numbering = ValueNumbering()
 
 
-_SHARED: ContextVar[_Shared | None] = ContextVar("gradopt_shared", default=None)
-
-
-@contextmanager
-def shared_path_checks() -> Iterator[None]:
-    """Within this context (one verification of a module), the paths of all the
-    differentiation ops of one loss are checked once, for all their targets
-    together, rather than once per op, and values are numbered once: many
-    gradient ops of a big loss cost one walk over it."""
-    token = _SHARED.set(_Shared())
-    try:
-        yield
-    finally:
-        _SHARED.reset(token)
-
-
 def _check_path(
     op: DifferentiationOp, loss: SSAValue, targets: Sequence[SSAValue]
 ) -> None:
-    shared = _SHARED.get()
+    shared = verification_memo(_Shared)
     if shared is None:
         return _check_graph(op, loss, targets, ValueNumbering())
     checked, numbering = shared.checked, shared.numbering

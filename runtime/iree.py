@@ -32,6 +32,7 @@ import errno
 import hashlib
 import os
 import platform
+import re
 import stat
 import warnings
 from collections.abc import Sequence
@@ -43,9 +44,9 @@ from typing import BinaryIO
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from gradopt import files
-from gradopt.context import make_context
+from gradopt.dialect.context import make_context
 from gradopt.passes.convert_grad_to_standard import ConvertGradToStandardPass
+from gradopt.support import environment, files
 
 INSTALL_HINT = (
     "the iree backend needs IREE, which is not installed: install gradopt's "
@@ -111,7 +112,11 @@ def lower(module: ModuleOp) -> str:
 def cache_dir() -> Path:
     """Where compiled modules are kept: `$GRADOPT_CACHE_DIR`, else gradopt's
     folder in the user's cache directory."""
-    if explicit := os.environ.get("GRADOPT_CACHE_DIR"):
+    try:
+        explicit = environment.directory("GRADOPT_CACHE_DIR")
+    except environment.SettingError as error:
+        raise BackendError(str(error)) from None
+    if explicit is not None:
         return Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join("~", ".cache")
     return Path(base).expanduser() / "gradopt" / "iree"
@@ -236,11 +241,11 @@ def evict(directory: Path, limit: int, keep: Path | None = None) -> list[Path]:
     entries: list[tuple[int, int, Path]] = []
     with contextlib.suppress(OSError):
         for entry in os.scandir(directory):
-            if not entry.name.endswith(".vmfb"):
+            if not _ENTRY_NAME.fullmatch(entry.name):
                 continue
             with contextlib.suppress(OSError):
                 status = entry.stat(follow_symlinks=False)
-                if stat.S_ISREG(status.st_mode):
+                if stat.S_ISREG(status.st_mode) and _is_entry(Path(entry)):
                     entries.append((status.st_mtime_ns, status.st_size, Path(entry)))
     total = sum(size for _, size, _ in entries)
     deleted = []
@@ -254,6 +259,17 @@ def evict(directory: Path, limit: int, keep: Path | None = None) -> list[Path]:
             total -= size
             deleted.append(path)
     return deleted
+
+
+_ENTRY_NAME = re.compile(r"[0-9a-f]{64}\.vmfb")
+"""The name of a cache entry: its key (`_key`), then `.vmfb`."""
+
+
+def _is_entry(path: Path) -> bool:
+    """Whether `path` starts as gradopt's entries start: eviction deletes only
+    what gradopt wrote, not another tool's `.vmfb` kept in the same folder."""
+    with open(path, "rb") as file:
+        return file.read(len(_MAGIC)) == _MAGIC
 
 
 def compile_text(text: str) -> bytes:

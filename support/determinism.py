@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import os
 import threading
 from collections.abc import Callable, Iterator
 from functools import cache
+
+from gradopt.support import environment
 
 VARIABLE = "GRADOPT_DETERMINISTIC"
 """Set to 1 to run every `Program.run` as with `deterministic=True`."""
@@ -54,12 +55,10 @@ class DeterminismError(Exception):
 
 def from_environment() -> bool:
     """Whether `GRADOPT_DETERMINISTIC` asks for deterministic runs."""
-    value = os.environ.get(VARIABLE, "").strip().lower()
-    if value in ("", "0", "false", "no", "off"):
-        return False
-    if value in ("1", "true", "yes", "on"):
-        return True
-    raise DeterminismError(f"{VARIABLE} must be 1 or 0, got '{value}'")
+    try:
+        return environment.flag(VARIABLE)
+    except environment.SettingError as error:
+        raise DeterminismError(str(error)) from None
 
 
 @cache

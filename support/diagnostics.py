@@ -386,3 +386,14 @@ class SourceText:
         if not line.strip():
             return head
         return f"{head}{line}\n{' ' * (where.column - 1)}^\n"
+
+
+class GradoptError(LocatedError):
+    """A located error, whose `str` is the rendered report with its source line."""
+
+    def __init__(self, error: LocatedError, source: SourceText):
+        super().__init__(error.location, error.message, error.notes)
+        self.report = source.render(error)
+
+    def __str__(self) -> str:
+        return self.report

@@ -1,6 +1,6 @@
 """The derivatives of the `grad` ops: SPEC §5.3 (shares) and §5.6 (tangents),
 one short function per op and mode, registered with `register_derivative`
-(`gradopt.dialect.derivative`) as any dialect's ops would be.
+(`gradopt.autodiff.registry`) as any dialect's ops would be.
 
 A reverse rule gets the node's gradient `g` and returns, per operand, a thunk
 that builds the share for that operand (or None: no share). The walk calls only
@@ -16,16 +16,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache, partial
 
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import f32
+from xdsl.ir import Attribute, Operation, SSAValue
 
-from gradopt.dialect.derivative import (
+from gradopt.autodiff.emitter import Emitter
+from gradopt.autodiff.registry import (
     DEAD_END,
     STOPS_GRADIENT,
     Derivative,
     Tangent,
     register_derivative,
 )
-from gradopt.dialect.emitter import Emitter
 from gradopt.dialect.ops import (
     AddOp,
     AndOp,
@@ -61,6 +62,7 @@ from gradopt.dialect.ops import (
     SqrtOp,
     WhereOp,
     XorOp,
+    scalar_literal,
     swap_last,
 )
 from gradopt.dialect.types import tensor_type
@@ -72,7 +74,9 @@ HALF_PI = 1.5707964
 def _kept_dims(op: ReduceOp) -> list[int]:
     """The input dims a reduction keeps: where its result's dims come from."""
     return [
-        i for i in range(tensor_type(op.input).get_num_dims()) if i not in op.axis_list
+        i
+        for i in range(tensor_type(op.input).get_num_dims())
+        if i not in op.ints("axes")
     ]
 
 
@@ -82,7 +86,7 @@ def _expanded_dims(op: BroadcastOp) -> list[int]:
         tensor_type(op.input).get_shape(),
         tensor_type(op.result).get_shape(),
     )
-    placed = dict(zip(op.int_list(), source, strict=True))
+    placed = dict(zip(op.ints("dims"), source, strict=True))
     return [d for d, size in enumerate(target) if placed.get(d) != size]
 
 
@@ -125,11 +129,6 @@ def _identity(e: Emitter, op: Operation, x: SSAValue) -> SSAValue:
     return x
 
 
-def _reverse(e: Emitter, op: Operation, x: SSAValue) -> SSAValue:
-    assert isinstance(op, ReverseOp)
-    return e.reverse(x, op.ints("dims"))
-
-
 # --- Reverse mode: the shares of SPEC §5.3 -----------------------------------
 
 
@@ -170,7 +169,7 @@ def _reduce_max(e: Emitter, op: Operation, g: SSAValue):
     def share() -> SSAValue:
         eq = e.cmpeq(a, e.broadcast(u, kept, type))
         spread = e.where(eq, e.broadcast(g, kept, type), 0.0)
-        count = e.reduce_add(e.where(eq, 1.0, 0.0), op.axis_list)
+        count = e.reduce_add(e.where(eq, 1.0, 0.0), op.ints("axes"))
         return e.mul(spread, e.broadcast(e.recip(count), kept, type))
 
     return (share,)
@@ -193,9 +192,14 @@ def _reshape(e: Emitter, op: Operation, g: SSAValue):
     return (lambda: e.reshape(g, tensor_type(op.operands[0])),)
 
 
+def _reverse(e: Emitter, op: Operation, g: SSAValue):
+    assert isinstance(op, ReverseOp)
+    return (lambda: e.reverse(g, op.ints("dims")),)
+
+
 def _permute(e: Emitter, op: Operation, g: SSAValue):
     assert isinstance(op, PermuteOp)
-    return (lambda: e.permute(g, _inverse(op.int_list())),)
+    return (lambda: e.permute(g, _inverse(op.ints("perm"))),)
 
 
 def _dot(e: Emitter, op: Operation, g: SSAValue):
@@ -251,6 +255,12 @@ def _concat(e: Emitter, op: Operation, g: SSAValue):
     return [partial(share, o, n) for o, n in zip(offsets, sizes, strict=True)]
 
 
+def _zero_padded(op: Operation) -> dict[str, Attribute]:
+    """A pad's properties with the pad value 0.0: the linear part of the pad,
+    which is its tangent map (SPEC §5.6)."""
+    return {**op.properties, "value": scalar_literal(0.0, f32)}
+
+
 # --- Forward mode: the tangents of SPEC §5.6 ---------------------------------
 # `t` holds the operands' tangents, None for an operand off the path.
 
@@ -295,49 +305,15 @@ def _t_where(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
 
 def _t_reduce_add(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     assert isinstance(op, ReduceOp)
-    return e.reduce_add(_or_zero(e, t[0], op.input), op.axis_list)
+    return e.reduce_add(_or_zero(e, t[0], op.input), op.ints("axes"))
 
 
 def _t_reduce_max(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     assert isinstance(op, ReduceOp)
-    a, axes = op.input, op.axis_list
+    a, axes = op.input, op.ints("axes")
     eq = e.cmpeq(a, e.broadcast(op.result, _kept_dims(op), tensor_type(a)))
     total = e.reduce_add(e.where(eq, _or_zero(e, t[0], a), 0.0), axes)
     return e.mul(total, e.recip(e.reduce_add(e.where(eq, 1.0, 0.0), axes)))
-
-
-def _t_broadcast(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    assert isinstance(op, BroadcastOp)
-    return e.broadcast(
-        _or_zero(e, t[0], op.input), op.int_list(), tensor_type(op.result)
-    )
-
-
-def _t_reshape(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    return e.reshape(_or_zero(e, t[0], op.operands[0]), tensor_type(op.results[0]))
-
-
-def _t_permute(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    assert isinstance(op, PermuteOp)
-    return e.permute(_or_zero(e, t[0], op.input), op.int_list())
-
-
-def _t_slice(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    assert isinstance(op, SliceOp)
-    lists = (op.ints(n) for n in op.LISTS)
-    return e.slice(_or_zero(e, t[0], op.input), *lists)
-
-
-def _t_pad(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    assert isinstance(op, PadOp)
-    lists = (op.ints(n) for n in op.LISTS)
-    return e.pad(_or_zero(e, t[0], op.input), *lists)
-
-
-def _t_concat(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
-    assert isinstance(op, ConcatOp)
-    tangents = [_or_zero(e, ta, a) for ta, a in zip(t, op.inputs, strict=True)]
-    return e.concat(tangents, op.axis)
 
 
 def _t_dot(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
@@ -363,14 +339,14 @@ DERIVATIVES: dict[type[Operation], Derivative] = {
     CastOp: Derivative.chain(_identity),  # f32 to f32; other casts are dead ends
     BitcastOp: Derivative.chain(_identity),
     DetachOp: STOPS_GRADIENT,
-    BroadcastOp: Derivative(_broadcast, _t_broadcast),
-    ReshapeOp: Derivative(_reshape, _t_reshape),
-    PermuteOp: Derivative(_permute, _t_permute),
+    BroadcastOp: Derivative.linear(_broadcast),
+    ReshapeOp: Derivative.linear(_reshape),
+    PermuteOp: Derivative.linear(_permute),
     DotOp: Derivative(_dot, _t_dot),
-    SliceOp: Derivative(_slice, _t_slice),
-    PadOp: Derivative(_pad, _t_pad),
-    ReverseOp: Derivative.chain(_reverse),
-    ConcatOp: Derivative(_concat, _t_concat),
+    SliceOp: Derivative.linear(_slice),
+    PadOp: Derivative.linear(_pad, _zero_padded),
+    ReverseOp: Derivative.linear(_reverse),
+    ConcatOp: Derivative.linear(_concat),
     **dict.fromkeys([ConstOp, CmpLtOp, CmpEqOp, CmpNeOp], DEAD_END),
     **dict.fromkeys([IDivOp, ModOp, AndOp, OrOp, XorOp, ShlOp, ShrOp], DEAD_END),
 }
