@@ -470,3 +470,27 @@ def test_a_body_reuses_only_temporaries_nothing_reads_later() -> None:
         bits(total), bits(np.add.reduce((x * x) + (x * x), 1))
     )
     np.testing.assert_array_equal(x, kept)
+
+
+def test_scalar_casts() -> None:
+    text = """func.func @main(%i: i32, %x: f32) -> (f32, f32, i32, i32, i32, f32, f32) {
+  %u = arith.uitofp %i : i32 to f32
+  %s = arith.sitofp %i : i32 to f32
+  %t = arith.fptosi %x : f32 to i32
+  %b = arith.bitcast %x : f32 to i32
+  %k = arith.index_cast %i : i32 to index
+  %c2 = arith.constant 2 : index
+  %m = arith.muli %k, %c2 : index
+  %back = arith.index_cast %m : index to i32
+  %w = arith.extf %x : f32 to f64
+  %sq = arith.mulf %w, %w : f64
+  %n = arith.truncf %sq : f64 to f32
+  %q = arith.mulf %x, %x : f32
+  func.return %u, %s, %t, %b, %back, %n, %q : f32, f32, i32, i32, i32, f32, f32
+}"""
+    u, s, t, b, back, wide, narrow = run(text, -2, 1.1)
+    assert u == np.float32(2**32 - 2) and s == -2.0
+    assert t == 1 and b == np.float32(1.1).view(np.int32)
+    assert back == -4 and back.dtype == np.int32
+    assert wide == np.float32(np.float64(np.float32(1.1)) ** 2)
+    assert narrow == np.float32(1.1) * np.float32(1.1)
