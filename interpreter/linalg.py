@@ -39,7 +39,7 @@ from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import ShapedType, f32
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.dialects.linalg.ops import IndexOp, YieldOp
+from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -49,6 +49,7 @@ from xdsl.ir.affine import (
     AffineExpr,
     AffineMap,
 )
+from xdsl.traits import IsTerminator
 
 from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
@@ -171,7 +172,7 @@ def _viewer(
 Env = dict[SSAValue, Value]
 
 
-def _body_program(
+def body_program(
     op: Operation, block: Block, loops: Sequence[int], skip: set[Operation]
 ) -> Callable[[Env], None]:
     """A function that runs the body's ops (but those in `skip`) on whole
@@ -179,7 +180,7 @@ def _body_program(
     ufunc writes its result over an operand that an earlier ufunc of the
     body made and nothing reads later (as NumPy's own expressions reuse
     their temporaries): a chain of ops keeps one array alive, not one each."""
-    ops = [o for o in block.ops if o not in skip and not isinstance(o, YieldOp)]
+    ops = [o for o in block.ops if o not in skip and not o.has_trait(IsTerminator)]
     last: dict[SSAValue, Operation] = {}
     for inner in ops:
         last.update(dict.fromkeys(inner.operands, inner))
@@ -411,7 +412,7 @@ def map_kernel(op: MapOp) -> tuple[Kernel, list[SSAValue]]:
     for value in (*op.inputs, op.init):
         if any(d < 0 for d in _shape(value)):
             raise OpError(op, "cannot be run: dynamic shapes are not supported")
-    body = _body_program(op, block, shape, set())
+    body = body_program(op, block, shape, set())
     terminator = block.last_op
     assert terminator is not None
     (yielded,) = terminator.operands
@@ -466,7 +467,7 @@ def structured_kernel(op: LinalgStructuredOperation) -> tuple[Kernel, list[SSAVa
         for j, value in enumerate(terminator.operands)
     ]
     skip = {o for r in results for o in r.skipped}
-    body = _body_program(op, block, loops, skip)
+    body = body_program(op, block, loops, skip)
     views = [(a, viewers[a.index]) for a in block.args if a.uses]
     outer = captured(op)
     count = len(operands)

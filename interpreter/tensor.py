@@ -15,6 +15,7 @@ from xdsl.ir import Operation, SSAValue
 
 from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
+from gradopt.dialect.upstream.tensor import GenerateOp
 from gradopt.interpreter.scalar import Value, constant, dtype_of
 
 Kernel = Callable[..., Value]
@@ -143,6 +144,35 @@ def _insert(op: tensor.InsertOp) -> Kernel:
     return insert
 
 
+def _generate(op: GenerateOp) -> tuple[Kernel, Sequence[SSAValue]]:
+    """`tensor.generate`: the body once, on index arrays along each dim."""
+    from gradopt.interpreter.linalg import body_program
+
+    _static(op, op.result)
+    shape, dtype = _shape(op.result), dtype_of(op.result.type, op)
+    block = op.body.block
+    body = body_program(op, block, shape, set())
+    indices = []
+    for dim, size in enumerate(shape):
+        along = [1] * len(shape)
+        along[dim] = size
+        index = np.arange(size, dtype=np.int64).reshape(along)
+        index.flags.writeable = False
+        indices.append(index)
+    terminator = block.last_op
+    assert terminator is not None
+    (yielded,) = terminator.operands
+    outer = captured(op)
+
+    def generate(*values: Value) -> np.ndarray:
+        env: dict[SSAValue, Value] = dict(zip(block.args, indices, strict=True))
+        env.update(zip(outer, values, strict=True))
+        body(env)
+        return np.broadcast_to(env[yielded], shape).astype(dtype)
+
+    return generate, outer
+
+
 def kernel_of(op: Operation) -> tuple[Kernel, Sequence[SSAValue]] | None:
     """The kernel of a `tensor` op and the values it takes, or None if `op`
     is not one this module runs."""
@@ -156,6 +186,8 @@ def kernel_of(op: Operation) -> tuple[Kernel, Sequence[SSAValue]] | None:
         return _extract(op), [op.tensor, *op.indices]
     if isinstance(op, tensor.InsertOp):
         return _insert(op), [op.scalar, op.dest, *op.indices]
+    if isinstance(op, GenerateOp):
+        return _generate(op)
     if not isinstance(
         op,
         tensor.EmptyOp

@@ -44,9 +44,9 @@ def math() -> Dialect:
 def tensor() -> Dialect:
     from xdsl.dialects.tensor import Tensor
 
-    from gradopt.dialect.upstream.tensor import ExpandShapeOp
+    from gradopt.dialect.upstream.tensor import ExpandShapeOp, GenerateOp
 
-    return _extended(Tensor, (ExpandShapeOp,))
+    return _extended(Tensor, (ExpandShapeOp, GenerateOp))
 
 
 @cache

@@ -1,4 +1,5 @@
 // RUN: grad-run %s --arg '0=[[1, 2, 3], [4, 5, 6]]' --arg 1=7.5 | filecheck %s
+// RUN: grad-run %s --entry generate --arg '0=[1, 2, 3]' | filecheck %s --check-prefix=GENERATE
 // RUN: not grad-run %s --entry outside --arg 0=3 2>&1 | filecheck %s --check-prefix=RANGE
 // RUN: not grad-run %s --entry dynamic 2>&1 | filecheck %s --check-prefix=DYNAMIC
 
@@ -41,6 +42,23 @@ func.func @main(%t: tensor<2x3xf32>, %s: f32) -> (tensor<3xf32>, tensor<2x2xf32>
 // CHECK-NEXT: result 8 = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 7.5]]> : tensor<2x3xf32>
 // CHECK-NEXT: result 9 = dense<[6.0, 7.5]> : tensor<2xf32>
 // CHECK-NEXT: result 10 = dense<[7.5, 7.5, 7.5]> : tensor<3xf32>
+
+// tensor.generate: the body once, on index arrays (a flip plus the row).
+func.func @generate(%x: tensor<3xf32>) -> tensor<2x3xf32> {
+  %c2 = arith.constant 2 : index
+  %t = tensor.generate {
+  ^bb0(%i: index, %j: index):
+    %k = arith.subi %c2, %j : index
+    %v = tensor.extract %x[%k] : tensor<3xf32>
+    %f = arith.index_cast %i : index to i32
+    %g = arith.sitofp %f : i32 to f32
+    %s = arith.addf %v, %g : f32
+    tensor.yield %s : f32
+  } : tensor<2x3xf32>
+  func.return %t : tensor<2x3xf32>
+}
+
+// GENERATE: result 0 = dense<[[3.0, 2.0, 1.0], [4.0, 3.0, 2.0]]> : tensor<2x3xf32>
 
 // A dynamic offset outside the tensor is a run-time error naming the op.
 func.func @outside(%i: i32) -> tensor<2xf32> {
