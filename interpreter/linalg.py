@@ -484,10 +484,9 @@ def structured_kernel(op: LinalgStructuredOperation) -> tuple[Kernel, list[SSAVa
 
 @dataclass(frozen=True)
 class _Result:
-    """How result `index` of a structured op is computed from the operand
-    values and the body's arrays."""
+    """How one result of a structured op is computed from the operand values
+    and the body's arrays."""
 
-    index: int
     yielded: SSAValue
     loops: tuple[int, ...]
     reductions: tuple[int, ...]
@@ -562,7 +561,6 @@ def _result(
             direct = _direct_reduction(op, reduction, maps, inputs, reductions)
     type = op.res[index].type
     return _Result(
-        index,
         value,
         loops,
         reductions,
