@@ -419,7 +419,7 @@ def map_kernel(op: MapOp) -> tuple[Kernel, list[SSAValue]]:
     dtype, outer, count = dtype_of(op.init.type, op), captured(op), len(op.inputs)
 
     def kernel(*values: Value) -> np.ndarray:
-        env: Env = dict(zip(block.args, values[:count], strict=True))
+        env: Env = dict(zip(block.args, values[: count + 1], strict=False))
         env.update(zip(outer, values[count + 1 :], strict=True))
         body(env)
         return np.asarray(np.broadcast_to(env[yielded], shape)).astype(

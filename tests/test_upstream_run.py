@@ -494,3 +494,37 @@ def test_scalar_casts() -> None:
     assert back == -4 and back.dtype == np.int32
     assert wide == np.float32(np.float64(np.float32(1.1)) ** 2)
     assert narrow == np.float32(1.1) * np.float32(1.1)
+
+
+def test_generate_insert_splat_and_named_elementwise_ops() -> None:
+    """None is in the lit suite, whose programs also run on IREE 3.13, which
+    reads no named elementwise op nor `tensor.generate`, refuses `splat` of a
+    computed scalar and miscompiles a scalar `insert`."""
+    text = """func.func @main(%x: tensor<3xf32>, %m: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2xf32>) {
+  %c2 = arith.constant 2 : index
+  %t = tensor.generate {
+  ^bb0(%i: index, %j: index):
+    %k = arith.subi %c2, %j : index
+    %v = tensor.extract %x[%k] : tensor<3xf32>
+    %f = arith.index_cast %i : index to i32
+    %g = arith.sitofp %f : i32 to f32
+    %s = arith.addf %v, %g : f32
+    tensor.yield %s : f32
+  } : tensor<2x3xf32>
+  %e = tensor.empty() : tensor<2x3xf32>
+  %d = linalg.div ins(%t, %m : tensor<2x3xf32>, tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %r = linalg.rsqrt ins(%m : tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %c1 = arith.constant 1 : index
+  %v = tensor.extract %x[%c1] : tensor<3xf32>
+  %in = tensor.insert %v into %m[%c1, %c2] : tensor<2x3xf32>
+  %sp = tensor.splat %v : tensor<2xf32>
+  func.return %t, %d, %r, %in, %sp : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2xf32>
+}"""
+    x = np.array([1, 2, 3], np.float32)
+    m = np.array([[1, 2, 4], [8, 16, 32]], np.float32)
+    t, d, r, inserted, splat = run(text, x, m)
+    np.testing.assert_array_equal(t, x[::-1] + np.float32([[0], [1]]))
+    np.testing.assert_array_equal(bits(d), bits(t / m))
+    np.testing.assert_array_equal(bits(r), bits(np.float32(1) / np.sqrt(m)))
+    np.testing.assert_array_equal(inserted, [[1, 2, 4], [8, 16, 2]])
+    np.testing.assert_array_equal(splat, [2, 2])

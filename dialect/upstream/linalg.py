@@ -121,9 +121,11 @@ def _iterator(parser: Parser, iterator: Attribute) -> Attribute:
 
 @irdl_op_definition
 class MapOp(IRDLOperation):
-    """`%r = linalg.map ins(%a, %b : T, T) outs(%init : T) (%x: f32, %y: f32)
-    { ... linalg.yield %v : f32 }`: the body applied to the elements of the
-    inputs, all of the init's shape (the init itself is not read)."""
+    """`%r = linalg.map ins(%a, %b : T, T) outs(%init : T) (%x: f32, %y: f32,
+    %o: f32) { ... linalg.yield %v : f32 }`: the body applied to the elements
+    of the inputs, all of the init's shape. The body takes the init's element
+    last, as MLIR (and IREE 3.13) now writes it, or not at all, as MLIR
+    wrote it before."""
 
     name = "linalg.map"
     inputs = var_operand_def()
@@ -143,11 +145,11 @@ class MapOp(IRDLOperation):
                     f"input {index} must have the shape of the init ({shape}), got "
                     f"{value.type}"
                 )
-        arguments = self.mapper.block.args
-        if len(arguments) != len(self.inputs):
+        arguments = len(self.mapper.block.args)
+        if arguments not in (len(self.inputs), len(self.inputs) + 1):
             raise VerifyException(
-                f"the body takes {len(arguments)} arguments for "
-                f"{len(self.inputs)} inputs"
+                f"the body takes {arguments} arguments for {len(self.inputs)} "
+                "inputs: one per input, and one for the init's element or none"
             )
         if [r.type for r in self.result] != [shape]:
             raise VerifyException(f"the result must be of the init's type {shape}")
