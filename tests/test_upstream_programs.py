@@ -261,3 +261,24 @@ def test_hexadecimal_float_literals_are_bits() -> None:
     assert b.tolist() == [np.inf, 1.5, 0.0] and np.signbit(b[2])
     done = subprocess.run(["grad-opt"], input=text, capture_output=True, text=True)
     assert "dense<0xff800000> : tensor<2xf32>" in done.stdout
+
+
+def test_the_extended_dialects_keep_xdsls_interfaces() -> None:
+    """gradopt's `arith` (xDSL's with `remf` added) still materializes the
+    constants that folding passes make, as xdsl-opt's does."""
+    text = """%a = arith.constant 1 : i32
+%b = arith.constant 2 : i32
+%c = arith.addi %a, %b : i32
+"test.op"(%c) : (i32) -> ()
+"""
+    outputs = [
+        subprocess.run(
+            [tool, "-p", "constant-fold-interp"],
+            input=text,
+            capture_output=True,
+            text=True,
+        ).stdout
+        for tool in ("xdsl-opt", "grad-opt")
+    ]
+    assert "%c = arith.constant 3 : i32" in outputs[0]
+    assert outputs[1] == outputs[0]
