@@ -10,7 +10,7 @@ view of one.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 from xdsl.dialects import arith, scf
@@ -32,12 +32,15 @@ from gradopt.interpreter.scalar import (
     function_of,
 )
 
-if TYPE_CHECKING:
-    from gradopt.interpreter.executor import Plan
-
 Kernel = Callable[..., Value]
-Planner = Callable[[Sequence[SSAValue], Operation], "Plan"]
-"""Plans a block whose inputs are the given values (for `scf.if`)."""
+
+
+class Plan(Protocol):
+    """A planned region (the executor's `Plan`): run on its inputs, it gives
+    the values its terminator yields."""
+
+    def run(self, frame: list[object]) -> list[object]: ...
+
 
 DIALECTS = frozenset({"arith", "math", "tensor", "linalg"})
 """The dialects whose ops write nothing but their results."""
