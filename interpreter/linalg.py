@@ -39,7 +39,7 @@ from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import ShapedType, f32
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.dialects.linalg.ops import IndexOp, YieldOp
+from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -49,12 +49,20 @@ from xdsl.ir.affine import (
     AffineExpr,
     AffineMap,
 )
+from xdsl.traits import IsTerminator
 
 from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
-from gradopt.interpreter.scalar import REDUCTIONS, constant, dtype_of, function_of
+from gradopt.dialect.upstream.linalg import MapOp
+from gradopt.interpreter.scalar import (
+    REDUCTIONS,
+    Value,
+    constant,
+    dtype_of,
+    function_of,
+)
 
-Kernel = Callable[..., object]
+Kernel = Callable[..., Value]
 
 
 # --- operands in the iteration space -----------------------------------------
@@ -161,20 +169,40 @@ def _viewer(
 # --- the body ------------------------------------------------------------------
 
 
-Env = dict[SSAValue, object]
+Env = dict[SSAValue, Value]
 
 
-def _body_program(
+def body_program(
     op: Operation, block: Block, loops: Sequence[int], skip: set[Operation]
 ) -> Callable[[Env], None]:
     """A function that runs the body's ops (but those in `skip`) on whole
-    arrays, adding each result to the environment."""
+    arrays, adding each result to the environment. An op computed by a NumPy
+    ufunc writes its result over an operand that an earlier ufunc of the
+    body made and nothing reads later (as NumPy's own expressions reuse
+    their temporaries): a chain of ops keeps one array alive, not one each."""
+    ops = [o for o in block.ops if o not in skip and not o.has_trait(IsTerminator)]
+    last: dict[SSAValue, Operation] = {}
+    for inner in ops:
+        last.update(dict.fromkeys(inner.operands, inner))
+    # read once the body has run: by the yield, or by a reduction's results
+    kept = {v for o in block.ops if o not in ops for v in o.operands}
+    made = {
+        o.results[0]
+        for o in ops
+        if len(o.results) == 1 and isinstance(function_of(o), np.ufunc)
+    }
     steps: list[Callable[[Env], None]] = []
     count = len(loops)
-    for inner in block.ops:
-        if inner in skip or isinstance(inner, YieldOp):
-            continue
-        steps.append(_body_step(op, inner, loops, count))
+    for inner in ops:
+        reusable = tuple(
+            i
+            for i, v in enumerate(inner.operands)
+            if v in made
+            and v not in kept
+            and last[v] is inner
+            and v.type == inner.results[0].type
+        )
+        steps.append(_body_step(op, inner, loops, count, reusable))
 
     def run(env: Env) -> None:
         for step in steps:
@@ -184,7 +212,11 @@ def _body_program(
 
 
 def _body_step(
-    op: Operation, inner: Operation, loops: Sequence[int], count: int
+    op: Operation,
+    inner: Operation,
+    loops: Sequence[int],
+    count: int,
+    reusable: tuple[int, ...],
 ) -> Callable[[Env], None]:
     result = inner.results[0] if len(inner.results) == 1 else None
     if result is None:
@@ -228,9 +260,18 @@ def _body_step(
     if function is None:
         raise OpError(op, f"cannot be run: its body holds '{inner.name}'")
     operands = tuple(inner.operands)
+    if not isinstance(function, np.ufunc):
+        reusable = ()
 
     def apply(env: Env) -> None:
-        env[result] = function(*(env[v] for v in operands))
+        values = [env[v] for v in operands]
+        for i in reusable:
+            target = values[i]
+            shape = np.broadcast_shapes(*(np.shape(v) for v in values))
+            if isinstance(target, np.ndarray) and target.shape == shape:
+                env[result] = function(*values, out=target)
+                return
+        env[result] = function(*values)
 
     return apply
 
@@ -365,6 +406,29 @@ def _contract(
 # --- the kernel ----------------------------------------------------------------
 
 
+def map_kernel(op: MapOp) -> tuple[Kernel, list[SSAValue]]:
+    """`linalg.map`: its body on the whole input arrays (of one shape)."""
+    block, shape = op.mapper.block, _shape(op.init)
+    for value in (*op.inputs, op.init):
+        if any(d < 0 for d in _shape(value)):
+            raise OpError(op, "cannot be run: dynamic shapes are not supported")
+    body = body_program(op, block, shape, set())
+    terminator = block.last_op
+    assert terminator is not None
+    (yielded,) = terminator.operands
+    dtype, outer, count = dtype_of(op.init.type, op), captured(op), len(op.inputs)
+
+    def kernel(*values: Value) -> np.ndarray:
+        env: Env = dict(zip(block.args, values[: count + 1], strict=False))
+        env.update(zip(outer, values[count + 1 :], strict=True))
+        body(env)
+        return np.asarray(np.broadcast_to(env[yielded], shape)).astype(
+            dtype, copy=False
+        )
+
+    return kernel, [*op.inputs, op.init, *outer]
+
+
 def _loop_ranges(op: LinalgStructuredOperation) -> tuple[int, ...]:
     for operand in op.operands:
         type = operand.type
@@ -403,12 +467,12 @@ def structured_kernel(op: LinalgStructuredOperation) -> tuple[Kernel, list[SSAVa
         for j, value in enumerate(terminator.operands)
     ]
     skip = {o for r in results for o in r.skipped}
-    body = _body_program(op, block, loops, skip)
+    body = body_program(op, block, loops, skip)
     views = [(a, viewers[a.index]) for a in block.args if a.uses]
     outer = captured(op)
     count = len(operands)
 
-    def kernel(*values: object) -> object:
+    def kernel(*values: Value) -> Value:
         env: Env = {arg: view(values[arg.index]) for arg, view in views}
         env.update(zip(outer, values[count:], strict=True))
         body(env)
@@ -420,10 +484,9 @@ def structured_kernel(op: LinalgStructuredOperation) -> tuple[Kernel, list[SSAVa
 
 @dataclass(frozen=True)
 class _Result:
-    """How result `index` of a structured op is computed from the operand
-    values and the body's arrays."""
+    """How one result of a structured op is computed from the operand values
+    and the body's arrays."""
 
-    index: int
     yielded: SSAValue
     loops: tuple[int, ...]
     reductions: tuple[int, ...]
@@ -433,12 +496,12 @@ class _Result:
     dtype: np.dtype
     init: int
     reduction: _Reduction | None
-    direct: Callable[[Sequence[object]], np.ndarray] | None
+    direct: Callable[[Sequence[Value]], np.ndarray] | None
     """Computes the reduced value, over the parallel loops in order, from the
     operands alone: a contraction, or a reduction of an input as it is."""
     skipped: tuple[Operation, ...]
 
-    def compute(self, values: Sequence[object], env: Env) -> np.ndarray:
+    def compute(self, values: Sequence[Value], env: Env) -> np.ndarray:
         reduction = self.reduction
         if self.direct is not None:
             total = self.direct(values)
@@ -498,7 +561,6 @@ def _result(
             direct = _direct_reduction(op, reduction, maps, inputs, reductions)
     type = op.res[index].type
     return _Result(
-        index,
         value,
         loops,
         reductions,
@@ -519,14 +581,14 @@ def _contraction(
     viewers: Sequence[Callable[[np.ndarray], np.ndarray]],
     parallel: Sequence[int],
     loops: Sequence[int],
-) -> Callable[[Sequence[object]], np.ndarray]:
+) -> Callable[[Sequence[Value]], np.ndarray]:
     """The matrix product of inputs `operands` (`acc + a * b`)."""
     dims = [
         sorted(d for r in maps[k].results for d in _linear(op, r, maps[k]).coefficients)
         for k in operands
     ]
 
-    def contract(values: Sequence[object]) -> np.ndarray:
+    def contract(values: Sequence[Value]) -> np.ndarray:
         a, b = (
             _squeezed(viewers[k](np.asarray(values[k])), d)
             for k, d in zip(operands, dims, strict=True)
@@ -542,7 +604,7 @@ def _direct_reduction(
     maps: Sequence[AffineMap],
     inputs: int,
     reductions: tuple[int, ...],
-) -> Callable[[Sequence[object]], np.ndarray] | None:
+) -> Callable[[Sequence[Value]], np.ndarray] | None:
     """For a body that reduces an input as it is (`acc + x`) through a
     permutation: that input reduced over its own axes, C-contiguous in its
     own layout, as `grad.reduce` reduces it (so `jnp.sum(x, 0)` as IREE

@@ -14,6 +14,7 @@ the op.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith, math
@@ -25,21 +26,27 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    MemRefType,
     ShapedType,
+    TensorType,
 )
 from xdsl.ir import Attribute, Operation
 
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.upstream.arith import RemfOp
 
-Function = Callable[..., object]
+Value = Any
+"""A value as the interpreter holds it: a NumPy array or scalar, or a Python
+int for `index` (NumPy's own functions take and give all of them)."""
+
+Function = Callable[..., Value]
 """An op's meaning: operand values to its result value."""
 
 
 def dtype_of(type: Attribute, op: Operation) -> np.dtype:
     """The NumPy dtype of values of element or scalar type `type` (`index` is
     int64); an error naming `op` for a type NumPy has no dtype for."""
-    if isinstance(type, ShapedType):
+    if isinstance(type, TensorType | MemRefType):
         type = type.get_element_type()
     if isinstance(type, IndexType):
         return np.dtype(np.int64)
@@ -54,16 +61,16 @@ def dtype_of(type: Attribute, op: Operation) -> np.dtype:
     raise OpError(op, f"cannot run values of type {type}: NumPy has no such type")
 
 
-def _unsigned(value: object) -> np.ndarray:
+def _unsigned(value: Value) -> np.ndarray:
     array = np.asarray(value)
     return array.view(f"uint{array.dtype.itemsize * 8}")
 
 
-def _signed_like(value: np.ndarray, like: object) -> object:
+def _signed_like(value: np.ndarray, like: Value) -> Value:
     return value.view(np.asarray(like).dtype)[()]
 
 
-def _scalar(value: np.ndarray) -> object:
+def _scalar(value: np.ndarray) -> Value:
     """A 0-d result as a NumPy scalar, as NumPy's ufuncs give for scalars."""
     return value[()] if isinstance(value, np.ndarray) and not value.ndim else value
 
@@ -71,7 +78,7 @@ def _scalar(value: np.ndarray) -> object:
 # --- floats -----------------------------------------------------------------
 
 
-def maximumf(a: object, b: object) -> object:
+def maximumf(a: Value, b: Value) -> Value:
     """IEEE 754-2019 `maximum` (`arith.maximumf`): NaN if either is NaN, and
     +0.0 for -0.0 and +0.0 (NumPy's `maximum` may give either zero)."""
     result = np.maximum(a, b)
@@ -82,7 +89,7 @@ def maximumf(a: object, b: object) -> object:
     return _scalar(np.where(equal, _signed_like(bits, result), result))
 
 
-def minimumf(a: object, b: object) -> object:
+def minimumf(a: Value, b: Value) -> Value:
     """IEEE 754-2019 `minimum`: NaN if either is NaN, -0.0 for -0.0 and +0.0."""
     result = np.minimum(a, b)
     equal = np.equal(a, b)
@@ -92,14 +99,14 @@ def minimumf(a: object, b: object) -> object:
     return _scalar(np.where(equal, _signed_like(bits, result), result))
 
 
-def _round(a: object) -> object:
+def _round(a: Value) -> Value:
     """`math.round`: halfway cases away from zero (`np.round` rounds to even)."""
     truncated = np.trunc(a)
     away = np.abs(np.subtract(a, truncated)) >= 0.5  # exact: no rounding
     return _scalar(np.where(away, truncated + np.sign(a), truncated))
 
 
-def _fma(a: object, b: object, c: object) -> object:
+def _fma(a: Value, b: Value, c: Value) -> Value:
     """`a * b + c` with the product exact (in float64, which holds a float32
     product) and the sum rounded to float64 then float32."""
     dtype = np.result_type(a, b, c)
@@ -113,7 +120,7 @@ _SERIES_TERMS = 60
 _SERIES_LIMIT = 2.5
 
 
-def erf(a: object) -> object:
+def erf(a: Value) -> Value:
     """`math.erf`, which NumPy lacks: computed in float64 (its Taylor series
     for |x| <= 2.5, the continued fraction of erfc beyond), then rounded to
     the operand's type. Vectorized: a fixed number of whole-array steps."""
@@ -138,7 +145,7 @@ def erf(a: object) -> object:
     return _scalar(result.astype(dtype if dtype.kind == "f" else np.float64))
 
 
-def _rsqrt(a: object) -> object:
+def _rsqrt(a: Value) -> Value:
     root = np.sqrt(a)
     return np.divide(np.asarray(root).dtype.type(1), root)
 
@@ -147,7 +154,7 @@ def _compare_float(predicate: str) -> Function:
     """`arith.cmpf`'s predicates: ordered ones are false, unordered ones true,
     when either operand is NaN."""
 
-    def unordered(a: object, b: object) -> object:
+    def unordered(a: Value, b: Value) -> Value:
         return np.logical_or(np.isnan(a), np.isnan(b))
 
     table: dict[str, Function] = {
@@ -223,7 +230,7 @@ def _compare_integer(predicate: str) -> Function:
 # --- integers ---------------------------------------------------------------
 
 
-def _divisor(op: Operation, b: object) -> None:
+def _divisor(op: Operation, b: Value) -> None:
     if np.any(np.equal(b, 0)):
         raise OpError(op, "divides by zero", at_run_time=True)
 
@@ -231,7 +238,7 @@ def _divisor(op: Operation, b: object) -> None:
 def _truncating_division(op: Operation) -> Function:
     """`arith.divsi`: rounds toward zero, as C."""
 
-    def divide(a: object, b: object) -> object:
+    def divide(a: Value, b: Value) -> Value:
         _divisor(op, b)
         quotient = np.floor_divide(a, b)
         inexact = np.not_equal(np.remainder(a, b), 0)
@@ -245,7 +252,7 @@ def _truncating_division(op: Operation) -> Function:
 def _remainder(op: Operation) -> Function:
     """`arith.remsi`: the sign of the dividend, as C (`np.fmod`)."""
 
-    def remainder(a: object, b: object) -> object:
+    def remainder(a: Value, b: Value) -> Value:
         _divisor(op, b)
         return np.fmod(a, b)
 
@@ -253,7 +260,7 @@ def _remainder(op: Operation) -> Function:
 
 
 def _ceiling_division(op: Operation) -> Function:
-    def divide(a: object, b: object) -> object:
+    def divide(a: Value, b: Value) -> Value:
         _divisor(op, b)
         return np.negative(np.floor_divide(np.negative(a), b))
 
@@ -261,7 +268,7 @@ def _ceiling_division(op: Operation) -> Function:
 
 
 def _floor_division(op: Operation) -> Function:
-    def divide(a: object, b: object) -> object:
+    def divide(a: Value, b: Value) -> Value:
         _divisor(op, b)
         return np.floor_divide(a, b)
 
@@ -269,7 +276,7 @@ def _floor_division(op: Operation) -> Function:
 
 
 def _unsigned_binary(function: Function, op: Operation | None = None) -> Function:
-    def apply(a: object, b: object) -> object:
+    def apply(a: Value, b: Value) -> Value:
         if op is not None:
             _divisor(op, b)
         return _signed_like(np.asarray(function(_unsigned(a), _unsigned(b))), a)
@@ -379,11 +386,11 @@ def _bitcast(op: Operation) -> Function:
     return lambda a: _scalar(np.asarray(a).view(dtype))
 
 
-def _select(c: object, a: object, b: object) -> object:
+def _select(c: Value, a: Value, b: Value) -> Value:
     return _scalar(np.where(c, a, b))
 
 
-def constant(op: arith.ConstantOp) -> object:
+def constant(op: arith.ConstantOp) -> Value:
     """The value of an `arith.constant`: a Python int for `index`, a NumPy
     scalar for a scalar, a read-only array for a tensor."""
     value, type = op.value, op.result.type

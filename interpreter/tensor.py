@@ -15,9 +15,10 @@ from xdsl.ir import Operation, SSAValue
 
 from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
-from gradopt.interpreter.scalar import constant, dtype_of
+from gradopt.dialect.upstream.tensor import GenerateOp
+from gradopt.interpreter.scalar import Value, constant, dtype_of
 
-Kernel = Callable[..., object]
+Kernel = Callable[..., Value]
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
@@ -34,7 +35,7 @@ def _static(op: Operation, *values: SSAValue) -> None:
 
 def _slices(
     op: tensor.ExtractSliceOp | tensor.InsertSliceOp, shape: Sequence[int]
-) -> Callable[[Sequence[object]], tuple[slice, ...]]:
+) -> Callable[[Sequence[Value]], tuple[slice, ...]]:
     """The slices of `op` for its dynamic offsets, checked against `shape`."""
     static = [int(v) for v in op.static_offsets.get_values()]
     sizes = [int(v) for v in op.static_sizes.get_values()]
@@ -43,7 +44,7 @@ def _slices(
         raise OpError(op, "cannot be run: sizes and strides must be static")
     dynamic = [i for i, v in enumerate(static) if v == DYNAMIC_INDEX]
 
-    def slices(offsets: Sequence[object]) -> tuple[slice, ...]:
+    def slices(offsets: Sequence[Value]) -> tuple[slice, ...]:
         at = list(static)
         for i, offset in zip(dynamic, offsets, strict=True):
             at[i] = int(offset)  # pyright: ignore[reportArgumentType]
@@ -77,7 +78,7 @@ def _insert_slice(op: tensor.InsertSliceOp) -> Kernel:
     slices = _slices(op, _shape(op.dest))
     sizes = [int(v) for v in op.static_sizes.get_values()]
 
-    def insert(source: object, dest: object, *offsets: object) -> np.ndarray:
+    def insert(source: Value, dest: Value, *offsets: Value) -> np.ndarray:
         result = np.array(dest)
         result[slices(offsets)] = np.reshape(source, sizes)
         return result
@@ -93,7 +94,7 @@ def _pad(op: tensor.PadOp) -> tuple[Kernel, list[SSAValue]]:
     block = op.region.block
     yielded = block.last_op.operands[0] if block.last_op is not None else None
     owner = yielded.owner if yielded is not None else None
-    value: object = None
+    value: Value = None
     if isinstance(owner, Operation) and owner.parent_block() is block:
         from xdsl.dialects.arith import ConstantOp
 
@@ -106,8 +107,10 @@ def _pad(op: tensor.PadOp) -> tuple[Kernel, list[SSAValue]]:
     shape, dtype = _shape(op.result), dtype_of(op.result.type, op)
     inside = tuple(slice(a, a + n) for a, n in zip(low, _shape(op.source), strict=True))
 
-    def pad(source: object, *values: object) -> np.ndarray:
-        fill = value if yielded not in outer else values[outer.index(yielded)]
+    at = outer.index(yielded) if yielded is not None and yielded in outer else None
+
+    def pad(source: Value, *values: Value) -> np.ndarray:
+        fill = value if at is None else values[at]
         result = np.full(shape, fill, dtype)
         result[inside] = source
         return result
@@ -118,7 +121,7 @@ def _pad(op: tensor.PadOp) -> tuple[Kernel, list[SSAValue]]:
 def _extract(op: tensor.ExtractOp) -> Kernel:
     shape = _shape(op.tensor)
 
-    def extract(source: object, *indices: object) -> object:
+    def extract(source: Value, *indices: Value) -> Value:
         at = tuple(int(i) for i in indices)  # pyright: ignore[reportArgumentType]
         if any(not 0 <= i < n for i, n in zip(at, shape, strict=True)):
             raise OpError(op, f"reads index {list(at)} of {shape}", at_run_time=True)
@@ -130,7 +133,7 @@ def _extract(op: tensor.ExtractOp) -> Kernel:
 def _insert(op: tensor.InsertOp) -> Kernel:
     shape = _shape(op.dest)
 
-    def insert(scalar: object, dest: object, *indices: object) -> np.ndarray:
+    def insert(scalar: Value, dest: Value, *indices: Value) -> np.ndarray:
         at = tuple(int(i) for i in indices)  # pyright: ignore[reportArgumentType]
         if any(not 0 <= i < n for i, n in zip(at, shape, strict=True)):
             raise OpError(op, f"writes index {list(at)} of {shape}", at_run_time=True)
@@ -139,6 +142,35 @@ def _insert(op: tensor.InsertOp) -> Kernel:
         return result
 
     return insert
+
+
+def _generate(op: GenerateOp) -> tuple[Kernel, Sequence[SSAValue]]:
+    """`tensor.generate`: the body once, on index arrays along each dim."""
+    from gradopt.interpreter.linalg import body_program
+
+    _static(op, op.result)
+    shape, dtype = _shape(op.result), dtype_of(op.result.type, op)
+    block = op.body.block
+    body = body_program(op, block, shape, set())
+    indices = []
+    for dim, size in enumerate(shape):
+        along = [1] * len(shape)
+        along[dim] = size
+        index = np.arange(size, dtype=np.int64).reshape(along)
+        index.flags.writeable = False
+        indices.append(index)
+    terminator = block.last_op
+    assert terminator is not None
+    (yielded,) = terminator.operands
+    outer = captured(op)
+
+    def generate(*values: Value) -> np.ndarray:
+        env: dict[SSAValue, Value] = dict(zip(block.args, indices, strict=True))
+        env.update(zip(outer, values, strict=True))
+        body(env)
+        return np.broadcast_to(env[yielded], shape).astype(dtype)
+
+    return generate, outer
 
 
 def kernel_of(op: Operation) -> tuple[Kernel, Sequence[SSAValue]] | None:
@@ -154,6 +186,8 @@ def kernel_of(op: Operation) -> tuple[Kernel, Sequence[SSAValue]] | None:
         return _extract(op), [op.tensor, *op.indices]
     if isinstance(op, tensor.InsertOp):
         return _insert(op), [op.scalar, op.dest, *op.indices]
+    if isinstance(op, GenerateOp):
+        return _generate(op)
     if not isinstance(
         op,
         tensor.EmptyOp

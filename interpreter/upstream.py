@@ -10,7 +10,7 @@ view of one.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 from xdsl.dialects import arith, scf
@@ -21,16 +21,26 @@ from xdsl.ir import Operation, SSAValue
 
 from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
+from gradopt.dialect.upstream.linalg import MapOp
 from gradopt.interpreter import linalg as structured
 from gradopt.interpreter import tensor
-from gradopt.interpreter.scalar import REDUCTIONS, constant, dtype_of, function_of
+from gradopt.interpreter.scalar import (
+    REDUCTIONS,
+    Value,
+    constant,
+    dtype_of,
+    function_of,
+)
 
-if TYPE_CHECKING:
-    from gradopt.interpreter.executor import Plan
+Kernel = Callable[..., Value]
 
-Kernel = Callable[..., object]
-Planner = Callable[[Sequence[SSAValue], Operation], "Plan"]
-"""Plans a block whose inputs are the given values (for `scf.if`)."""
+
+class Plan(Protocol):
+    """A planned region (the executor's `Plan`): run on its inputs, it gives
+    the values its terminator yields."""
+
+    def run(self, frame: list[object]) -> list[object]: ...
+
 
 DIALECTS = frozenset({"arith", "math", "tensor", "linalg"})
 """The dialects whose ops write nothing but their results."""
@@ -61,6 +71,8 @@ def kernel_of(
         return _broadcast(op), [op.input, op.init]
     if isinstance(op, ReduceOp):
         return _reduce(op), [op.input, op.init]
+    if isinstance(op, MapOp):
+        return structured.map_kernel(op)
     if isinstance(op, scf.IfOp):
         return _if(op, plan)
     if writes_nothing(op):
@@ -101,7 +113,7 @@ def _reduce(op: ReduceOp) -> Kernel:
     axes = tuple(int(d) for d in op.dimensions.get_values())
     dtype = dtype_of(op.init.type, op)
 
-    def kernel(input: object, init: object) -> object:
+    def kernel(input: Value, init: Value) -> Value:
         reduced = reduce(np.ascontiguousarray(input), axes)
         return np.asarray(combine(init, reduced)).astype(dtype, copy=False)
 
@@ -116,7 +128,7 @@ def _if(
     branches = [plan(op, 0), plan(op, 1) if op.false_region.blocks else None]
     results = len(op.results)
 
-    def kernel(condition: object, *values: object) -> object:
+    def kernel(condition: Value, *values: Value) -> Value:
         branch = branches[0 if condition else 1]
         if branch is None:
             return None

@@ -53,24 +53,26 @@ def differentiate_module(
     try:
         if isinstance(module, str):
             source.add(filename, module)
-            module = parse_module(make_context(), module, filename, hints=MISSING_OPS)
+            parsed = parse_module(make_context(), module, filename, hints=MISSING_OPS)
         else:
-            module = module.clone()
-        append_gradient(module, loss, positions, entry)
+            parsed = module.clone()
+        append_gradient(parsed, loss, positions, entry)
     except LocatedError as error:
         raise GradoptError(error, source) from None
     except OpError as error:
         located = locate(error.op, error.describe(), error.notes, filename)
         raise GradoptError(located, source) from None
-    return module
+    return parsed
 
 
 def _positions(wrt: int | Sequence[int]) -> tuple[int, ...]:
     """`wrt` as a tuple of argument positions."""
     try:
-        if isinstance(wrt, int) and not isinstance(wrt, bool):
+        if isinstance(wrt, bool | str | bytes):
+            raise TypeError
+        if isinstance(wrt, int):
             return (wrt,)
-        if isinstance(wrt, str | bytes) or any(isinstance(w, bool) for w in wrt):
+        if any(isinstance(w, bool) for w in wrt):
             raise TypeError
         return tuple(operator.index(w) for w in wrt)
     except TypeError:

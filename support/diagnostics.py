@@ -20,12 +20,15 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     AnyFloat,
+    ComplexType,
     FileLineColLoc,
+    IndexType,
     IntAttr,
+    IntegerType,
     ModuleOp,
     StringAttr,
 )
-from xdsl.ir import Attribute, AttributeInvT, Operation, SSAValue, TypeAttribute
+from xdsl.ir import AttributeInvT, Operation, SSAValue, TypeAttribute
 from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.parser.generic_parser import ParserState
@@ -114,14 +117,16 @@ class _LinearLexer(MLIRLexer):
 class _HexElement(Parser._TensorLiteralElement):
     """A hexadecimal tensor literal element: the bits of a float element."""
 
-    def to_type(self, parser: AttrParser, type: Attribute) -> object:
-        if isinstance(type, AnyFloat) and not self.is_negative:
-            bits = int(self.value)
+    def to_type(
+        self, parser: AttrParser, type: AnyFloat | IntegerType | IndexType | ComplexType
+    ) -> float | int | tuple[float, float] | tuple[int, int]:
+        value = self.value
+        if isinstance(type, AnyFloat) and isinstance(value, int) and value >= 0:
             width = type.bitwidth
-            if bits < 1 << width:
+            if value < 1 << width:
                 code = {16: "e", 32: "f", 64: "d"}[width]
-                return struct.unpack(code, bits.to_bytes(width // 8, "little"))[0]
-        return super().to_type(parser, type)  # pyright: ignore[reportArgumentType]
+                return struct.unpack(code, value.to_bytes(width // 8, "little"))[0]
+        return super().to_type(parser, type)
 
 
 class LocatedParser(Parser):

@@ -246,3 +246,39 @@ def test_grad_opt_reads_what_xdsl_lacks_and_xdsl_keeps_its_dialects() -> None:
     )
     assert util.returncode == 0 and "util.func public @main" in util.stdout
     assert ExpandShapeOp in list(Tensor.operations)
+
+
+def test_hexadecimal_float_literals_are_bits() -> None:
+    """`dense<0xFF800000>` is -inf in MLIR and IREE's output (xDSL reads the
+    number 4286578688): gradopt's parser reads the bits."""
+    text = """func.func @main() -> (tensor<2xf32>, tensor<3xf32>) {
+  %a = arith.constant dense<0xFF800000> : tensor<2xf32>
+  %b = arith.constant dense<[0x7F800000, 1.5, 0x80000000]> : tensor<3xf32>
+  func.return %a, %b : tensor<2xf32>, tensor<3xf32>
+}"""
+    a, b = gradopt.run(text).results
+    assert a.tolist() == [-np.inf, -np.inf]
+    assert b.tolist() == [np.inf, 1.5, 0.0] and np.signbit(b[2])
+    done = subprocess.run(["grad-opt"], input=text, capture_output=True, text=True)
+    assert "dense<0xff800000> : tensor<2xf32>" in done.stdout
+
+
+def test_the_extended_dialects_keep_xdsls_interfaces() -> None:
+    """gradopt's `arith` (xDSL's with `remf` added) still materializes the
+    constants that folding passes make, as xdsl-opt's does."""
+    text = """%a = arith.constant 1 : i32
+%b = arith.constant 2 : i32
+%c = arith.addi %a, %b : i32
+"test.op"(%c) : (i32) -> ()
+"""
+    outputs = [
+        subprocess.run(
+            [tool, "-p", "constant-fold-interp"],
+            input=text,
+            capture_output=True,
+            text=True,
+        ).stdout
+        for tool in ("xdsl-opt", "grad-opt")
+    ]
+    assert "%c = arith.constant 3 : i32" in outputs[0]
+    assert outputs[1] == outputs[0]

@@ -411,3 +411,120 @@ def test_lowered_examples_run_to_the_bits_of_the_grad_program(name: str) -> None
     found = lowered.run(args=ordered).results
     for want, got in zip([*expected.results, *expected.slots], found, strict=True):
         np.testing.assert_array_equal(bits(got), bits(want))
+
+
+_CONV_1D = """func.func @main(%x: tensor<9xf32>, %k: tensor<3xf32>, %b: tensor<2x9x3xf32>, %f: tensor<3x3x4xf32>, %p: tensor<2x3x9x9xf32>) -> (tensor<7xf32>, tensor<2x4x4xf32>, tensor<2x3x4x4xf32>) {
+  %z = arith.constant dense<0.0> : tensor<7xf32>
+  %c = linalg.conv_1d ins(%x, %k : tensor<9xf32>, tensor<3xf32>) outs(%z : tensor<7xf32>) -> tensor<7xf32>
+  %zb = arith.constant dense<0.0> : tensor<2x4x4xf32>
+  %n = linalg.conv_1d_nwc_wcf {dilations = dense<1> : tensor<1xi64>, strides = dense<2> : tensor<1xi64>} ins(%b, %f : tensor<2x9x3xf32>, tensor<3x3x4xf32>) outs(%zb : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %zp = arith.constant dense<0.0> : tensor<2x3x4x4xf32>
+  %w = tensor.empty() : tensor<3x3xf32>
+  %s = linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%p, %w : tensor<2x3x9x9xf32>, tensor<3x3xf32>) outs(%zp : tensor<2x3x4x4xf32>) -> tensor<2x3x4x4xf32>
+  func.return %c, %n, %s : tensor<7xf32>, tensor<2x4x4xf32>, tensor<2x3x4x4xf32>
+}"""
+
+
+def test_one_dimensional_convolutions_and_sum_pooling() -> None:
+    rng = np.random.default_rng(9)
+    x, k = (
+        rng.standard_normal(9).astype(np.float32),
+        rng.standard_normal(3).astype(np.float32),
+    )
+    b = rng.standard_normal((2, 9, 3)).astype(np.float32)
+    f = rng.standard_normal((3, 3, 4)).astype(np.float32)
+    p = rng.standard_normal((2, 3, 9, 9)).astype(np.float32)
+    conv, nwc, pooled = run(_CONV_1D, x, k, b, f, p)
+    np.testing.assert_allclose(conv, np.correlate(x, k, "valid"), rtol=1e-5, atol=1e-6)
+    windows = np.stack([b[:, 2 * o : 2 * o + 3, :] for o in range(4)], 1)
+    np.testing.assert_allclose(
+        nwc, np.einsum("nokc,kcf->nof", windows, f), rtol=1e-5, atol=1e-5
+    )
+    sums = np.zeros((2, 3, 4, 4))
+    for i in range(4):
+        for j in range(4):
+            sums[:, :, i, j] = p[:, :, 2 * i : 2 * i + 3, 2 * j : 2 * j + 3].sum((2, 3))
+    np.testing.assert_allclose(pooled, sums, rtol=1e-5, atol=1e-5)
+
+
+def test_a_body_reuses_only_temporaries_nothing_reads_later() -> None:
+    """Body ops write over dying temporaries (`out=`), never over a value a
+    reduction reads once the body has run (`%w`, read by the sum, then by
+    a dead `negf`), nor over an input."""
+    text = """func.func @main(%x: tensor<4x3xf32>) -> tensor<4xf32> {
+  %z = arith.constant dense<0.0> : tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x3xf32>) outs(%z : tensor<4xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %q = arith.mulf %v, %v : f32
+    %w = arith.addf %q, %q : f32
+    %r = arith.addf %acc, %w : f32
+    %n = arith.negf %w : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  func.return %s : tensor<4xf32>
+}"""
+    x = np.random.default_rng(10).standard_normal((4, 3)).astype(np.float32)
+    kept = x.copy()
+    (total,) = run(text, x)
+    np.testing.assert_array_equal(
+        bits(total), bits(np.add.reduce((x * x) + (x * x), 1))
+    )
+    np.testing.assert_array_equal(x, kept)
+
+
+def test_scalar_casts() -> None:
+    text = """func.func @main(%i: i32, %x: f32) -> (f32, f32, i32, i32, i32, f32, f32) {
+  %u = arith.uitofp %i : i32 to f32
+  %s = arith.sitofp %i : i32 to f32
+  %t = arith.fptosi %x : f32 to i32
+  %b = arith.bitcast %x : f32 to i32
+  %k = arith.index_cast %i : i32 to index
+  %c2 = arith.constant 2 : index
+  %m = arith.muli %k, %c2 : index
+  %back = arith.index_cast %m : index to i32
+  %w = arith.extf %x : f32 to f64
+  %sq = arith.mulf %w, %w : f64
+  %n = arith.truncf %sq : f64 to f32
+  %q = arith.mulf %x, %x : f32
+  func.return %u, %s, %t, %b, %back, %n, %q : f32, f32, i32, i32, i32, f32, f32
+}"""
+    u, s, t, b, back, wide, narrow = run(text, -2, 1.1)
+    assert u == np.float32(2**32 - 2) and s == -2.0
+    assert t == 1 and b == np.float32(1.1).view(np.int32)
+    assert back == -4 and back.dtype == np.int32
+    assert wide == np.float32(np.float64(np.float32(1.1)) ** 2)
+    assert narrow == np.float32(1.1) * np.float32(1.1)
+
+
+def test_generate_insert_splat_and_named_elementwise_ops() -> None:
+    """None is in the lit suite, whose programs also run on IREE 3.13, which
+    reads no named elementwise op nor `tensor.generate`, refuses `splat` of a
+    computed scalar and miscompiles a scalar `insert`."""
+    text = """func.func @main(%x: tensor<3xf32>, %m: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2xf32>) {
+  %c2 = arith.constant 2 : index
+  %t = tensor.generate {
+  ^bb0(%i: index, %j: index):
+    %k = arith.subi %c2, %j : index
+    %v = tensor.extract %x[%k] : tensor<3xf32>
+    %f = arith.index_cast %i : index to i32
+    %g = arith.sitofp %f : i32 to f32
+    %s = arith.addf %v, %g : f32
+    tensor.yield %s : f32
+  } : tensor<2x3xf32>
+  %e = tensor.empty() : tensor<2x3xf32>
+  %d = linalg.div ins(%t, %m : tensor<2x3xf32>, tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %r = linalg.rsqrt ins(%m : tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %c1 = arith.constant 1 : index
+  %v = tensor.extract %x[%c1] : tensor<3xf32>
+  %in = tensor.insert %v into %m[%c1, %c2] : tensor<2x3xf32>
+  %sp = tensor.splat %v : tensor<2xf32>
+  func.return %t, %d, %r, %in, %sp : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2xf32>
+}"""
+    x = np.array([1, 2, 3], np.float32)
+    m = np.array([[1, 2, 4], [8, 16, 32]], np.float32)
+    t, d, r, inserted, splat = run(text, x, m)
+    np.testing.assert_array_equal(t, x[::-1] + np.float32([[0], [1]]))
+    np.testing.assert_array_equal(bits(d), bits(t / m))
+    np.testing.assert_array_equal(bits(r), bits(np.float32(1) / np.sqrt(m)))
+    np.testing.assert_array_equal(inserted, [[1, 2, 4], [8, 16, 2]])
+    np.testing.assert_array_equal(splat, [2, 2])

@@ -70,7 +70,7 @@ def _parser() -> _Parser:
         "file", metavar="FILE", help="the program (.mlir), or - for standard input"
     )
     parser.add_argument("--entry", default="main", help="function to run (main)")
-    for name, what in (("slot", "memref"), ("arg", "tensor")):
+    for name, what in (("slot", "memref"), ("arg", "tensor or scalar")):
         parser.add_argument(
             f"--{name}",
             metavar="N=SPEC",

@@ -18,10 +18,13 @@ from xdsl.ir import Dialect, Operation
 
 
 def _extended(base: Dialect, ops: tuple[type[Operation], ...]) -> Dialect:
-    """`base` with `ops` added, each replacing the op of `base` of its name."""
+    """`base` with `ops` added, each replacing the op of `base` of its name,
+    and with its attributes and interfaces (the constant materialization that
+    folding patterns ask the dialect for)."""
     names = {op.name for op in ops}
     kept = [op for op in base.operations if op.name not in names]
-    return Dialect(base.name, [*kept, *ops], list(base.attributes))
+    interfaces = list(base._interfaces)  # pyright: ignore[reportPrivateUsage]
+    return Dialect(base.name, [*kept, *ops], list(base.attributes), interfaces)
 
 
 @cache
@@ -44,9 +47,9 @@ def math() -> Dialect:
 def tensor() -> Dialect:
     from xdsl.dialects.tensor import Tensor
 
-    from gradopt.dialect.upstream.tensor import ExpandShapeOp
+    from gradopt.dialect.upstream.tensor import ExpandShapeOp, GenerateOp
 
-    return _extended(Tensor, (ExpandShapeOp,))
+    return _extended(Tensor, (ExpandShapeOp, GenerateOp))
 
 
 @cache

@@ -1,4 +1,6 @@
-"""The `linalg` ops of SPEC §10.2 that xDSL 0.74 lacks, and a `linalg.generic`
+"""The `linalg` ops of SPEC §10.2 that xDSL 0.74 lacks (`map`, the
+contractions, convolutions, poolings and named elementwise ops below), and a
+`linalg.generic`
 that also reads the parenthesized result list of a generic with several
 results (`-> (tensor<4xf32>, tensor<4xf32>)`), which xDSL's parser refuses.
 
@@ -38,7 +40,10 @@ from xdsl.dialects.linalg.ops import YieldOp
 from xdsl.ir import Attribute, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
     irdl_op_definition,
+    operand_def,
     opt_prop_def,
     prop_def,
     region_def,
@@ -46,6 +51,8 @@ from xdsl.irdl import (
     var_result_def,
 )
 from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 
 
 @irdl_op_definition
@@ -86,9 +93,10 @@ class GenericOp(XdslGenericOp):
         body = parser.parse_region()
         results: list[Attribute] = []
         if parser.parse_optional_punctuation("->"):
-            results = parser.parse_optional_comma_separated_list(
+            listed = parser.parse_optional_comma_separated_list(
                 Parser.Delimiter.PAREN, parser.parse_type
-            ) or [parser.parse_type()]
+            )
+            results = [*listed] if listed is not None else [parser.parse_type()]
         for name in ("indexing_maps", "iterator_types"):
             if name not in properties:
                 parser.raise_error(f"expected {name} for linalg.generic")
@@ -109,6 +117,78 @@ def _iterator(parser: Parser, iterator: Attribute) -> Attribute:
         return IteratorTypeAttr(IteratorType(iterator.data))
     except ValueError:
         parser.raise_error(f"unknown iterator type {iterator}")
+
+
+@irdl_op_definition
+class MapOp(IRDLOperation):
+    """`%r = linalg.map ins(%a, %b : T, T) outs(%init : T) (%x: f32, %y: f32,
+    %o: f32) { ... linalg.yield %v : f32 }`: the body applied to the elements
+    of the inputs, all of the init's shape. The body takes the init's element
+    last, as MLIR (and IREE 3.13) now writes it, or not at all, as MLIR
+    wrote it before."""
+
+    name = "linalg.map"
+    inputs = var_operand_def()
+    init = operand_def(TensorType)
+    result = var_result_def(TensorType)
+    mapper = region_def("single_block")
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def verify_(self) -> None:
+        shape = self.init.type
+        assert isinstance(shape, TensorType)
+        for index, value in enumerate(self.inputs):
+            if not isinstance(value.type, TensorType) or (
+                value.type.get_shape() != shape.get_shape()
+            ):
+                raise VerifyException(
+                    f"input {index} must have the shape of the init ({shape}), got "
+                    f"{value.type}"
+                )
+        arguments = len(self.mapper.block.args)
+        if arguments not in (len(self.inputs), len(self.inputs) + 1):
+            raise VerifyException(
+                f"the body takes {arguments} arguments for {len(self.inputs)} "
+                "inputs: one per input, and one for the init's element or none"
+            )
+        if [r.type for r in self.result] != [shape]:
+            raise VerifyException(f"the result must be of the init's type {shape}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MapOp:
+        ins = _operand_group(parser, "ins")
+        outs = _operand_group(parser, "outs")
+        if len(outs) != 1:
+            parser.raise_error("linalg.map takes one init in outs(...)")
+        attributes = parser.parse_optional_attr_dict()
+        arguments = parser.parse_comma_separated_list(
+            Parser.Delimiter.PAREN, parser.parse_argument
+        )
+        body = parser.parse_region(arguments)
+        op = cls.build(
+            operands=(ins, outs[0]), result_types=([outs[0].type],), regions=(body,)
+        )
+        op.attributes |= attributes
+        return op
+
+    def print(self, printer: Printer) -> None:
+        if self.inputs:
+            printer.print_string(" ins(")
+            printer.print_list(self.inputs, printer.print_ssa_value)
+            printer.print_string(" : ")
+            printer.print_list(self.inputs.types, printer.print_attribute)
+            printer.print_string(")")
+        printer.print_string(" outs(")
+        printer.print_ssa_value(self.init)
+        printer.print_string(" : ")
+        printer.print_attribute(self.init.type)
+        printer.print_string(")")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" ")
+        with printer.in_parens():
+            printer.print_list(self.mapper.block.args, printer.print_block_argument)
+        printer.print_string(" ")
+        printer.print_region(self.mapper, print_entry_block_args=False)
 
 
 def _operand_group(parser: Parser, keyword: str) -> Sequence[SSAValue]:
@@ -217,6 +297,35 @@ class DotOp(ContractionOperation):
     RESULTS: ClassVar = ((0,), (0,), ())
 
 
+class _PlainConvolution(ContractionOperation, ABC):
+    """`linalg.conv_1d` and `conv_2d`: no batch, no channels, stride and
+    dilation 1; the input at `o + k` in each spatial dim."""
+
+    SPATIAL: ClassVar[int]
+
+    def get_default_indexing_maps(self) -> Sequence[AffineMap]:
+        count = self.SPATIAL
+        d = [AffineDimExpr(i) for i in range(2 * count)]
+        out, window = d[:count], d[count:]
+        input = [o + k for o, k in zip(out, window, strict=True)]
+        return _maps(2 * count, input, window, out)
+
+
+@irdl_op_definition
+class Conv1DOp(_PlainConvolution):
+    name = "linalg.conv_1d"
+    DIMS: ClassVar = 2
+    SPATIAL: ClassVar = 1
+
+
+@irdl_op_definition
+class Conv2DOp(_PlainConvolution):
+    name = "linalg.conv_2d"
+    DIMS: ClassVar = 4
+    REDUCTIONS: ClassVar = 2
+    SPATIAL: ClassVar = 2
+
+
 class WindowOperation(NamedOperation, ABC):
     """A convolution or pooling over `SPATIAL` window dims: the input is read
     at `o * stride + k * dilation` in each. `LAYOUT` names the dims of the
@@ -227,7 +336,7 @@ class WindowOperation(NamedOperation, ABC):
 
     PRINT_ATTRS_IN_FRONT: ClassVar[bool] = True
     ITERATION: ClassVar[tuple[str, ...]]
-    LAYOUT: ClassVar[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]]
+    LAYOUT: ClassVar[tuple[tuple[str, ...], ...]]
     REDUCTIONS: ClassVar[int]
 
     def get_default_indexing_maps(self) -> Sequence[AffineMap]:
@@ -309,19 +418,22 @@ class _MaxPooling(_Pooling, ABC):
     INTEGER: ClassVar = arith.MaxSIOp
 
 
-_NCHW: tuple[tuple[str, ...], ...] = (
+_Layout = tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]
+"""A pooling's iteration dims, and the dims of its input, window, output."""
+
+_NCHW: _Layout = (
     ("n", "c", "w0", "w1", "k0", "k1"),
     (("n", "c", "i0", "i1"), ("k0", "k1"), ("n", "c", "w0", "w1")),
 )
-_NHWC: tuple[tuple[str, ...], ...] = (
+_NHWC: _Layout = (
     ("n", "w0", "w1", "c", "k0", "k1"),
     (("n", "i0", "i1", "c"), ("k0", "k1"), ("n", "w0", "w1", "c")),
 )
-_NCW: tuple[tuple[str, ...], ...] = (
+_NCW: _Layout = (
     ("n", "c", "w0", "k0"),
     (("n", "c", "i0"), ("k0",), ("n", "c", "w0")),
 )
-_NWC: tuple[tuple[str, ...], ...] = (
+_NWC: _Layout = (
     ("n", "w0", "c", "k0"),
     (("n", "i0", "c"), ("k0",), ("n", "w0", "c")),
 )
@@ -438,10 +550,13 @@ ELEMENTWISE_OPS = tuple(_elementwise_op(name) for name in _ELEMENTWISE)
 
 OPS: tuple[type[Operation], ...] = (
     GenericOp,
+    MapOp,
     BatchMatmulOp,
     MatvecOp,
     VecmatOp,
     DotOp,
+    Conv1DOp,
+    Conv2DOp,
     Conv1DNwcWcfOp,
     Conv1DNcwFcwOp,
     DepthwiseConv2DNhwcHwcOp,

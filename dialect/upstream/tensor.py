@@ -1,4 +1,5 @@
-"""`tensor.expand_shape` as MLIR and IREE print it for a scalar made a vector.
+"""`tensor.expand_shape` as MLIR and IREE print it for a scalar made a vector,
+and `tensor.generate`, which xDSL 0.74 lacks.
 
 xDSL 0.74's verifier refuses `tensor.expand_shape %x [] output_shape [1] :
 tensor<f32> into tensor<1xf32>` (rank 0 to rank 1, an empty reassociation),
@@ -19,9 +20,11 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.utils.reshape_ops_utils import ContiguousArrayOfIntArray
 from xdsl.ir import Attribute
 from xdsl.irdl import (
+    IRDLOperation,
     irdl_op_definition,
     operand_def,
     prop_def,
+    region_def,
     result_def,
     var_operand_def,
 )
@@ -55,3 +58,38 @@ class ExpandShapeOp(tensor.ExpandShapeOp):
             raise VerifyException(
                 f"a rank-0 source expands only to dims of size 1, got {result}"
             )
+
+
+@irdl_op_definition
+class GenerateOp(IRDLOperation):
+    """`%t = tensor.generate { ^bb0(%i: index, %j: index): ... tensor.yield
+    %v : f32 } : tensor<3x4xf32>`: element `[i, j]` is what the body yields
+    for those indices (`%n` operands give the dynamic sizes)."""
+
+    name = "tensor.generate"
+    dynamic_extents = var_operand_def(IndexType)
+    result = result_def(TensorType[Attribute])
+    body = region_def("single_block")
+    assembly_format = "$dynamic_extents $body attr-dict `:` type($result)"
+
+    def verify_(self) -> None:
+        type = self.result.type
+        assert isinstance(type, TensorType)
+        block = self.body.block
+        if [a.type for a in block.args] != [IndexType()] * type.get_num_dims():
+            raise VerifyException(
+                f"the body must take one index per dim of {type}, got "
+                f"({', '.join(str(a.type) for a in block.args)})"
+            )
+        dynamic = sum(d < 0 for d in type.get_shape())
+        if len(self.dynamic_extents) != dynamic:
+            raise VerifyException(
+                f"{type} has {dynamic} dynamic dims, got "
+                f"{len(self.dynamic_extents)} sizes"
+            )
+        terminator = block.last_op
+        element = type.get_element_type()
+        if not isinstance(terminator, tensor.YieldOp) or [
+            v.type for v in terminator.operands
+        ] != [element]:
+            raise VerifyException(f"the body must yield one {element}")

@@ -14,7 +14,7 @@ func.func @main(%x: tensor<6xf32>) -> (tensor<6xf32>, tensor<6xf32>, tensor<6xf3
   %erf = math.erf %x : tensor<6xf32>
   %round = math.round %x : tensor<6xf32>
   %even = math.roundeven %x : tensor<6xf32>
-  %pow = math.powf %abs, %x : tensor<6xf32>
+  %pow = math.powf %exp, %x : tensor<6xf32>
   %fma = math.fma %x, %x, %x : tensor<6xf32>
   func.return %exp, %tanh, %abs, %rsqrt, %log1p, %erf, %round, %even, %pow, %fma : tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>
 }
@@ -27,5 +27,5 @@ func.func @main(%x: tensor<6xf32>) -> (tensor<6xf32>, tensor<6xf32>, tensor<6xf3
 // CHECK-NEXT: result 5 = dense<[0.5204999, -0.999593, 0.8427008, 0.999593, -0.0, 0.9999779]> : tensor<6xf32>
 // CHECK-NEXT: result 6 = dense<[1.0, -3.0, 1.0, 3.0, -0.0, 3.0]> : tensor<6xf32>
 // CHECK-NEXT: result 7 = dense<[0.0, -2.0, 1.0, 2.0, -0.0, 3.0]> : tensor<6xf32>
-// CHECK-NEXT: result 8 = dense<[0.70710677, 0.101192884, 1.0, 9.882117, 1.0, 27.0]> : tensor<6xf32>
+// CHECK-NEXT: result 8 = dense<[1.2840254, 518.0127, 2.718282, 518.01276, 1.0, 8103.084]> : tensor<6xf32>
 // CHECK-NEXT: result 9 = dense<[0.75, 3.75, 2.0, 8.75, 0.0, 12.0]> : tensor<6xf32>

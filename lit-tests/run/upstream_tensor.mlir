@@ -1,12 +1,12 @@
 // RUN: grad-run %s --arg '0=[[1, 2, 3], [4, 5, 6]]' --arg 1=7.5 | filecheck %s
-// RUN: not grad-run %s --entry outside --arg 0=3 2>&1 | filecheck %s --check-prefix=RANGE
-// RUN: not grad-run %s --entry dynamic 2>&1 | filecheck %s --check-prefix=DYNAMIC
 
 // `tensor` ops move data exactly: slices with static and SSA offsets, rank
 // reduction, strides; pad, concat, reshapes (the rank-0 `expand_shape` with
-// an empty reassociation that IREE prints included), extract and insert.
+// an empty reassociation that IREE prints included), extract (insert and
+// splat, which IREE 3.13 miscompiles or refuses, are tested in
+// tests/test_upstream_run.py).
 
-func.func @main(%t: tensor<2x3xf32>, %s: f32) -> (tensor<3xf32>, tensor<2x2xf32>, tensor<2x3xf32>, tensor<4x5xf32>, tensor<4x3xf32>, tensor<1xf32>, tensor<3x2xf32>, f32, tensor<2x3xf32>, tensor<2xf32>, tensor<3xf32>) {
+func.func @main(%t: tensor<2x3xf32>, %s: f32) -> (tensor<3xf32>, tensor<2x2xf32>, tensor<2x3xf32>, tensor<4x5xf32>, tensor<4x3xf32>, tensor<1xf32>, tensor<3x2xf32>, f32, tensor<2xf32>) {
   %c1 = arith.constant 1 : index
   %row = tensor.extract_slice %t[%c1, 0] [1, 3] [1, 1] : tensor<2x3xf32> to tensor<3xf32>
   %odd = tensor.extract_slice %t[0, 0] [2, 2] [1, 2] : tensor<2x3xf32> to tensor<2x2xf32>
@@ -24,10 +24,8 @@ func.func @main(%t: tensor<2x3xf32>, %s: f32) -> (tensor<3xf32>, tensor<2x2xf32>
   %re = tensor.expand_shape %flat [[0, 1]] output_shape [3, 2] : tensor<6xf32> into tensor<3x2xf32>
   %c2 = arith.constant 2 : index
   %x = tensor.extract %t[%c1, %c2] : tensor<2x3xf32>
-  %ins = tensor.insert %s into %t[%c1, %c2] : tensor<2x3xf32>
   %pair = tensor.from_elements %x, %s : tensor<2xf32>
-  %splat = tensor.splat %s : tensor<3xf32>
-  func.return %row, %odd, %into, %pad, %cat, %one, %re, %x, %ins, %pair, %splat : tensor<3xf32>, tensor<2x2xf32>, tensor<2x3xf32>, tensor<4x5xf32>, tensor<4x3xf32>, tensor<1xf32>, tensor<3x2xf32>, f32, tensor<2x3xf32>, tensor<2xf32>, tensor<3xf32>
+  func.return %row, %odd, %into, %pad, %cat, %one, %re, %x, %pair : tensor<3xf32>, tensor<2x2xf32>, tensor<2x3xf32>, tensor<4x5xf32>, tensor<4x3xf32>, tensor<1xf32>, tensor<3x2xf32>, f32, tensor<2xf32>
 }
 
 // CHECK:      result 0 = dense<[4.0, 5.0, 6.0]> : tensor<3xf32>
@@ -38,25 +36,6 @@ func.func @main(%t: tensor<2x3xf32>, %s: f32) -> (tensor<3xf32>, tensor<2x2xf32>
 // CHECK-NEXT: result 5 = dense<[7.5]> : tensor<1xf32>
 // CHECK-NEXT: result 6 = dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
 // CHECK-NEXT: result 7 = 6.0 : f32
-// CHECK-NEXT: result 8 = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 7.5]]> : tensor<2x3xf32>
-// CHECK-NEXT: result 9 = dense<[6.0, 7.5]> : tensor<2xf32>
-// CHECK-NEXT: result 10 = dense<[7.5, 7.5, 7.5]> : tensor<3xf32>
+// CHECK-NEXT: result 8 = dense<[6.0, 7.5]> : tensor<2xf32>
 
-// A dynamic offset outside the tensor is a run-time error naming the op.
-func.func @outside(%i: i32) -> tensor<2xf32> {
-  %t = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
-  %at = arith.index_cast %i : i32 to index
-  %s = tensor.extract_slice %t[%at] [2] [1] : tensor<4xf32> to tensor<2xf32>
-  func.return %s : tensor<2xf32>
-}
 
-// RANGE: upstream_tensor.mlir:[[# @LINE - 4]]:3: error: 'tensor.extract_slice' reads elements 3..4 of dim 0, of size 4
-
-func.func @dynamic(%t: tensor<4xf32>) -> tensor<?xf32> {
-  %c0 = arith.constant 0 : index
-  %s = tensor.extract_slice %t[0] [%c0] [1] : tensor<4xf32> to tensor<?xf32>
-  %e = tensor.empty(%c0) : tensor<?xf32>
-  func.return %e : tensor<?xf32>
-}
-
-// DYNAMIC: upstream_tensor.mlir:[[# @LINE - 7]]:1: error: 'func.func' op result 0 is tensor<?xf32>: dynamic shapes are not supported
