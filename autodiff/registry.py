@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from gradopt.autodiff.upstream import is_f32_value
+
 if TYPE_CHECKING:
     from gradopt.autodiff.emitter import Emitter
 
@@ -101,12 +103,13 @@ class Derivative:
         """The derivative of an op that is linear in its operands (JAX's
         `deflinear`): only its transpose, the reverse rule, is written; the
         tangent is the same op applied to the operands' tangents (`+0.0` zeros
-        for an operand off the path), with the op's properties, or those that
-        `tangent_properties` gives (a pad's value must be 0.0 to be linear)."""
+        for an f32 operand off the path, index operands as they are), with
+        the op's properties, or those that `tangent_properties` gives (a pad's
+        value must be 0.0 to be linear)."""
 
         def tangent(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
             operands = [
-                ta if ta is not None else e.zeros_like(a)
+                ta if ta is not None else e.zeros_like(a) if is_f32_value(a.type) else a
                 for ta, a in zip(t, op.operands, strict=True)
             ]
             properties = (
@@ -123,6 +126,28 @@ class Derivative:
             )
 
         return Derivative(transpose, tangent)
+
+    @staticmethod
+    def of_shares(reverse: ReverseRule) -> Derivative:
+        """The derivative of an upstream op whose shares are linear in g (SPEC
+        §10.2): the tangent is the sum, by `arith.addf` in operand order, of
+        each operand's share built from that operand's tangent in place of g,
+        which is the directional derivative."""
+
+        def tangent(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+            terms = [
+                share()
+                for k, tk in enumerate(t)
+                if tk is not None and (share := reverse(e, op, tk)[k]) is not None
+            ]
+            if not terms:
+                return e.zeros_like(op.results[0])
+            total = terms[0]
+            for term in terms[1:]:
+                total = e.addf(total, term)
+            return total
+
+        return Derivative(reverse, tangent)
 
 
 STOPS_GRADIENT = Derivative(flow=Flow.STOPS)
