@@ -68,6 +68,8 @@ class Emitter(UpstreamBuilder):
         self.block: Block = anchor.parent
         self.location: LocationAttr = anchor.location
         self.constants = constants
+        self.result: SSAValue | None = None
+        """The result whose rule a walk calls (for ops of several results)."""
 
     def insert(self, op: Operation) -> SSAValue:
         op.location = self.location

@@ -16,7 +16,7 @@ from xdsl.dialects.scf import ForOp
 from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.traits import ConstantLike, is_side_effect_free
 
-from gradopt.autodiff.registry import derivative_of
+from gradopt.autodiff.registry import derivative_of, why_no_rule
 from gradopt.autodiff.upstream import is_dynamic, is_f32_value
 from gradopt.dialect.differentiation import DifferentiationOp
 from gradopt.dialect.errors import OpError
@@ -408,6 +408,6 @@ def no_rule_error(
     return OpError(
         op,
         f"'{name}' lies on the path from the target to the loss and has no "
-        "gradient rule",
+        "gradient rule" + (f": {why}" if (why := why_no_rule(node)) else ""),
         notes,
     )

@@ -160,14 +160,21 @@ properties (`grad.reduce add` has one, `grad.reduce mul` none)."""
 _REGISTERED: dict[type[Operation], DerivativeOf] = {}
 
 
+_REASONS: dict[type[Operation], Callable[[Operation], str | None]] = {}
+
+
 def register_derivative(
-    op_type: type[Operation], derivative: Derivative | DerivativeOf
+    op_type: type[Operation],
+    derivative: Derivative | DerivativeOf,
+    reason: Callable[[Operation], str | None] | None = None,
 ) -> None:
     """Give every op of `op_type` (or of a subclass without a registration of
     its own) `derivative`, or the derivative that a function of the op gives
-    (None: that op has no rule)."""
+    (None: that op has no rule, and `reason` says why, for the diagnostic)."""
     if op_type in _REGISTERED:
         raise ValueError(f"{op_type.__name__} already has a derivative")
+    if reason is not None:
+        _REASONS[op_type] = reason
     if isinstance(derivative, Derivative):
         record = derivative
         _REGISTERED[op_type] = lambda _: record
@@ -196,4 +203,12 @@ def derivative_of(op: Operation) -> Derivative | None:
     for op_type in type(op).__mro__:
         if (found := _REGISTERED.get(op_type)) is not None:
             return found(op)
+    return None
+
+
+def why_no_rule(op: Operation) -> str | None:
+    """Why `op`, which has no derivative, has none, if its rules say."""
+    for op_type in type(op).__mro__:
+        if (reason := _REASONS.get(op_type)) is not None:
+            return reason(op)
     return None

@@ -99,11 +99,6 @@ def splat(value: float, type: TensorType) -> DenseIntOrFPElementsAttr:
     return DenseIntOrFPElementsAttr(type, one.data)  # pyright: ignore[reportArgumentType]
 
 
-def boolean_like(type: Attribute) -> Attribute:
-    """`i1`, or an `i1` tensor of `type`'s shape: what `arith.cmpf` gives."""
-    return TensorType(i1, type.get_shape()) if isinstance(type, TensorType) else i1
-
-
 def element_of(value: SSAValue) -> Attribute:
     """A tensor's element type, or a scalar's own type."""
     type = value.type
@@ -187,19 +182,53 @@ class UpstreamBuilder:
         return self.insert(arith.NegfOp(a))
 
     def cmpf(self, predicate: str, a: Operand, b: Operand) -> SSAValue:
-        """`arith.cmpf`, of `i1` or an `i1` tensor (xDSL infers `i1` alone)."""
+        """`arith.cmpf`; of tensors, elementwise by a `linalg.generic` (xDSL's
+        `arith.cmpf` and `select` take and give `i1` alone)."""
         a, b = self._pair(a, b)
-        template = arith.CmpfOp(a, b, predicate)
-        return self.insert(
-            arith.CmpfOp.create(
-                operands=[a, b],
-                result_types=[boolean_like(a.type)],
-                properties=dict(template.properties),
+        if isinstance(a.type, TensorType):
+            return self._elementwise(
+                [a, b], i1, lambda e, args: e.cmpf(predicate, *args)
             )
-        )
+        return self.insert(arith.CmpfOp(a, b, predicate))
 
     def select(self, condition: SSAValue, a: Operand, b: Operand) -> SSAValue:
-        return self.insert(arith.SelectOp(condition, *self._pair(a, b)))
+        """`arith.select`; with two literal sides, of the condition's shape; of
+        a tensor condition, elementwise by a `linalg.generic`."""
+        type = condition.type
+        if not isinstance(a, SSAValue) and not isinstance(b, SSAValue):
+            shaped = (
+                TensorType(f32, type.get_shape())
+                if isinstance(type, TensorType)
+                else f32
+            )
+            a = self.fconst(a, shaped)
+        a, b = self._pair(a, b)
+        if isinstance(type, TensorType):
+            return self._elementwise(
+                [condition, a, b], f32, lambda e, args: e.select(*args)
+            )
+        return self.insert(arith.SelectOp(condition, a, b))
+
+    def _elementwise(
+        self,
+        operands: Sequence[SSAValue],
+        element: Attribute,
+        scalar: Callable[[Emitter, Sequence[SSAValue]], SSAValue],
+    ) -> SSAValue:
+        """A parallel `linalg.generic` applying `scalar` to the elements of
+        `operands` (tensors of one shape), giving a tensor of `element`."""
+        type = operands[-1].type
+        assert isinstance(type, TensorType)
+        rank = type.get_num_dims()
+        init = self.empty(TensorType(element, type.get_shape()))
+        (result,) = self.generic(
+            operands,
+            [init],
+            [AffineMap.identity(rank)] * (len(operands) + 1),
+            [IteratorType.PARALLEL] * rank,
+            lambda e, args: [scalar(e, args[: len(operands)])],
+        )
+        return result
 
     def cos(self, a: SSAValue) -> SSAValue:
         return self.insert(math.CosOp(a))
@@ -263,6 +292,9 @@ class UpstreamBuilder:
         yielded = body(Emitter(placeholder, self.constants), block.args)
         block.insert_op_before(YieldOp(*yielded), placeholder)
         block.erase_op(placeholder)
+        for dead in reversed(list(block.ops)[:-1]):
+            if not dead.regions and not any(r.uses for r in dead.results):
+                block.erase_op(dead)
         op = GenericOp(
             inputs,
             outputs,

@@ -88,6 +88,7 @@ def backward_walk(
             continue
         assert isinstance(value, OpResult)
         rule = _reverse_rule(e, value.op)
+        e.result = value
         for operand, share in zip(value.op.operands, rule(e, value.op, g), strict=True):
             if share is not None and operand in path:
                 received[operand].append(share())
@@ -105,6 +106,7 @@ def forward_walk(
             continue
         assert isinstance(value, OpResult)
         rule = _tangent_rule(e, value.op)
+        e.result = value
         tangents[value] = rule(
             e, value.op, [tangents.get(o) for o in value.op.operands]
         )

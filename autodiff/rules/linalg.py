@@ -1,0 +1,370 @@
+"""The derivatives of `linalg` on tensors (SPEC §10.2): `linalg.fill`, and
+every structured op (`linalg.generic` and the named ops, read through their
+indexing maps and body as their generic form) by the body-adjoint
+construction.
+
+The share to operand x_k of a structured op is ONE new `linalg.generic`
+over the same iteration space: it reads the op's operands through their maps
+and each result's gradient g_j through the result's map, rebuilds the body,
+walks it backward (the scalar `arith`/`math` rules, `backward_walk`) from
+each result seeded with the element of g_j, and writes the element share of
+x_k through x_k's map: the dims of that map are parallel, the others are
+reductions that add each iteration's share onto a `+0.0` start. The tangent
+is one generic too, walking the body forward from the operands' tangents.
+
+A reduction result must be `addf acc e` (the init receives g_j, e the
+broadcast g_j) or a max/min of `acc` and `e` (g_j to the positions, the init
+among them, equal to the result, split evenly among ties as `grad.reduce max`
+does); anything else reading the accumulator has no rule. Inputs on a path
+must be read through projected permutations (constant 0 results allowed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import Float32Type, TensorType, f32
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.dialects.linalg.ops import FillOp
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+
+from gradopt.autodiff.emitter import Emitter
+from gradopt.autodiff.paths import post_order
+from gradopt.autodiff.registry import Derivative, Tangent, register_derivative
+from gradopt.autodiff.walks import backward_walk, forward_walk
+from gradopt.dialect.errors import OpError
+from gradopt.dialect.upstream.tensor import ExpandShapeOp
+
+EXTREMA: dict[type[Operation], str] = {
+    arith.MaximumfOp: "ogt",
+    arith.MaxnumfOp: "ogt",
+    arith.MinimumfOp: "olt",
+    arith.MinnumfOp: "olt",
+}
+
+
+@dataclass(frozen=True)
+class _Form:
+    """How result j comes out of the body: `parallel` (y_j itself), `add`
+    (`addf acc e`), `extremum` (max/min of acc and e), or `init` (acc)."""
+
+    kind: str
+    value: SSAValue
+
+
+def _reads(value: SSAValue, argument: BlockArgument) -> bool:
+    block = argument.block
+
+    def inputs(v: SSAValue) -> Sequence[SSAValue]:
+        if isinstance(v, OpResult) and v.op.parent_block() is block:
+            return v.op.operands
+        return ()
+
+    return argument in post_order(value, inputs)
+
+
+def _forms(op: LinalgStructuredOperation) -> list[_Form] | str:
+    """Each result's form, or why the body has no rule."""
+    block = op.body.block
+    terminator = block.last_op
+    assert terminator is not None
+    reduces = any(i.data == IteratorType.REDUCTION for i in op.get_iterator_types())
+    forms: list[_Form] = []
+    for j, y in enumerate(terminator.operands):
+        acc = block.args[len(op.inputs) + j]
+        if not reduces:
+            forms.append(_Form("parallel", y))
+            continue
+        if y is acc:
+            forms.append(_Form("init", y))
+            continue
+        owner = y.owner
+        kind = (
+            "add"
+            if isinstance(owner, arith.AddfOp)
+            else "extremum"
+            if type(owner) in EXTREMA
+            else None
+        )
+        if kind is not None and isinstance(owner, Operation):
+            lhs, rhs = owner.operands
+            e = rhs if lhs is acc else lhs if rhs is acc else None
+            if e is not None and not _reads(e, acc):
+                forms.append(_Form(kind, e))
+                continue
+        return (
+            f"reduction result {j} is not 'arith.addf' or a max/min of the "
+            "accumulator and a value that does not read it"
+        )
+    return forms
+
+
+def _is_projection(map: AffineMap) -> bool:
+    """A projected permutation, constant 0 results allowed."""
+    dims = [r.position for r in map.results if isinstance(r, AffineDimExpr)]
+    constants = all(
+        isinstance(r, AffineDimExpr)
+        or (isinstance(r, AffineConstantExpr) and r.value == 0)
+        for r in map.results
+    )
+    return constants and len(set(dims)) == len(dims)
+
+
+def _maps(op: LinalgStructuredOperation) -> list[AffineMap]:
+    return [m.data for m in op.get_indexing_maps()]
+
+
+def _no_rule(op: LinalgStructuredOperation) -> str | None:
+    """Why the op has no rule, or None."""
+    if not op.res:
+        return "only linalg on tensors is differentiated"
+    for k, (map, x) in enumerate(zip(_maps(op), op.operands, strict=True)):
+        if isinstance(x.type, TensorType) and not _is_projection(map):
+            return f"operand {k} is read through {map}, not a projected permutation"
+    forms = _forms(op)
+    return forms if isinstance(forms, str) else None
+
+
+@dataclass
+class _Written:
+    """Where a share is written: the map of its output, its type, and how to
+    make the operand's value from it (constant-0 dims restored, a scalar
+    extracted)."""
+
+    map: AffineMap
+    type: TensorType
+    finish: Callable[[Emitter, SSAValue], SSAValue]
+
+
+def _written(map: AffineMap, operand: SSAValue) -> _Written:
+    """The output of a share to `operand` read through `map`: its dims, with
+    constant-0 results (size-1 dims) dropped and restored afterwards."""
+    type = operand.type
+    shape = type.get_shape() if isinstance(type, TensorType) else ()
+    kept = [i for i, r in enumerate(map.results) if isinstance(r, AffineDimExpr)]
+    reduced = AffineMap(map.num_dims, 0, tuple(map.results[i] for i in kept))
+    out = TensorType(f32, [shape[i] for i in kept])
+    if not isinstance(type, TensorType):
+        return _Written(reduced, out, lambda e, v: e.extract(v, []))
+    if len(kept) == len(shape):
+        return _Written(reduced, out, lambda e, v: v)
+    groups: list[list[int]] = [[] for _ in kept] if kept else []
+    for i in range(len(shape)):
+        position = sum(1 for p in kept if p <= i) - 1
+        if groups:
+            groups[max(position, 0)].append(i)
+
+    def finish(e: Emitter, v: SSAValue) -> SSAValue:
+        from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, i64
+
+        from gradopt.autodiff.upstream import static_array
+
+        reassociation = ArrayAttr(
+            [ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups]
+        )
+        return e.insert(
+            ExpandShapeOp.build(
+                operands=[v, []],
+                result_types=[type],
+                properties={
+                    "reassociation": reassociation,
+                    "static_output_shape": static_array(shape),
+                },
+            )
+        )
+
+    return _Written(reduced, out, finish)
+
+
+class _Body:
+    """The op's body rebuilt inside a new generic whose first block arguments
+    are the op's operands' scalars."""
+
+    def __init__(
+        self, op: LinalgStructuredOperation, e: Emitter, args: Sequence[SSAValue]
+    ):
+        block = op.body.block
+        self.mapping: dict[SSAValue, SSAValue] = dict(
+            zip(block.args, args[: len(block.args)], strict=True)
+        )
+        for old in block.ops:
+            if old is block.last_op:
+                break
+            new = e.insert(old.clone(self.mapping)).owner
+            assert isinstance(new, Operation)
+            self.mapping.update(zip(old.results, new.results, strict=True))
+
+    def __getitem__(self, value: SSAValue) -> SSAValue:
+        return self.mapping.get(value, value)
+
+
+def _iterators(map: AffineMap) -> list[IteratorType]:
+    used = {r.position for r in map.results if isinstance(r, AffineDimExpr)}
+    return [
+        IteratorType.PARALLEL if d in used else IteratorType.REDUCTION
+        for d in range(map.num_dims)
+    ]
+
+
+def _sum(e: Emitter, terms: Sequence[SSAValue], like: SSAValue) -> SSAValue:
+    if not terms:
+        return e.fzeros(like)
+    total = terms[0]
+    for term in terms[1:]:
+        total = e.addf(total, term)
+    return total
+
+
+def _extremum_scales(
+    e: Emitter, op: LinalgStructuredOperation, j: int, form: _Form
+) -> SSAValue:
+    """`1 / count` per result element of a max/min reduction: the number of
+    positions (the init among them) equal to the result."""
+    maps, n = _maps(op), len(op.operands)
+    init, u = op.outputs[j], op.results[j]
+    start = e.select(e.cmpf("oeq", init, u), 1.0, 0.0)
+
+    def body(b: Emitter, args: Sequence[BlockArgument]) -> list[SSAValue]:
+        value = _Body(op, b, args)[form.value]
+        hit = b.select(b.cmpf("oeq", value, args[n]), 1.0, 0.0)
+        return [b.addf(args[n + 1], hit)]
+
+    out = maps[len(op.inputs) + j]
+    (count,) = e.generic(
+        [*op.operands, u], [start], [*maps, out, out], _iterators(out), body
+    )
+    return e.divf(1.0, count)
+
+
+def _structured(e: Emitter, op: Operation, g: SSAValue):
+    assert isinstance(op, LinalgStructuredOperation)
+    assert e.result is not None
+    j = e.result.index
+    forms = _forms(op)
+    assert not isinstance(forms, str)
+    form, maps, n = forms[j], _maps(op), len(op.operands)
+    scale = cache(lambda: _extremum_scales(e, op, j, form))
+
+    def through_body(k: int) -> SSAValue:
+        x = op.operands[k]
+        written = _written(maps[k], x)
+        extra = [g, scale(), op.results[j]] if form.kind == "extremum" else [g]
+        out_map = maps[len(op.inputs) + j]
+        full = len(written.map.results) == written.map.num_dims
+
+        def body(b: Emitter, args: Sequence[BlockArgument]) -> list[SSAValue]:
+            rebuilt = _Body(op, b, args)
+            root, seed = rebuilt[form.value], args[n]
+            if form.kind == "extremum":
+                hit = b.cmpf("oeq", root, args[n + 2])
+                seed = b.mulf(b.select(hit, args[n], 0.0), args[n + 1])
+            target = args[k]
+            grads = backward_walk(b, root, lambda: seed, [target])
+            share = grads.get(target)
+            if share is None:
+                share = b.fzeros(target)
+            return [share] if full else [b.addf(args[-1], share)]
+
+        start = e.fconst(0.0, written.type)
+        (share,) = e.generic(
+            [*op.operands, *extra],
+            [start],
+            [*maps, *[out_map] * len(extra), written.map],
+            _iterators(written.map),
+            body,
+        )
+        return written.finish(e, share)
+
+    def to_init(k: int) -> SSAValue:
+        if form.kind in ("add", "init"):
+            return g
+        init = op.operands[k]
+        hit = e.cmpf("oeq", init, op.results[j])
+        return e.mulf(e.select(hit, g, 0.0), scale())
+
+    shares: list[Callable[[], SSAValue] | None] = []
+    for k in range(n):
+        if k >= len(op.inputs) and k - len(op.inputs) != j:
+            shares.append(None)
+        elif k >= len(op.inputs) and form.kind != "parallel":
+            shares.append(lambda k=k: to_init(k))
+        elif form.kind == "init":
+            shares.append(None)
+        else:
+            shares.append(lambda k=k: through_body(k))
+    return shares
+
+
+def _t_structured(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    """One generic: the body's tangent from the operands' tangents."""
+    assert isinstance(op, LinalgStructuredOperation)
+    assert e.result is not None
+    j = e.result.index
+    forms = _forms(op)
+    assert not isinstance(forms, str)
+    form, maps, n = forms[j], _maps(op), len(op.operands)
+    if form.kind == "extremum":
+        raise OpError(
+            op, "has no tangent rule yet: a max/min reduction in forward mode"
+        )
+    init_k = len(op.inputs) + j
+    moving = [k for k in range(len(op.inputs)) if t[k] is not None]
+    if form.kind == "parallel":
+        moving += [init_k] if t[init_k] is not None else []
+    out_map = maps[init_k]
+    init = op.outputs[j]
+    start = (
+        e.fzeros(init) if form.kind == "parallel" or t[init_k] is None else t[init_k]
+    )
+    assert start is not None
+
+    def body(b: Emitter, args: Sequence[BlockArgument]) -> list[SSAValue]:
+        rebuilt = _Body(op, b, args)
+        root = rebuilt[form.value]
+        terms = [
+            forward_walk(b, root, args[k], args[n + i]) for i, k in enumerate(moving)
+        ]
+        total = _sum(b, terms, root)
+        return [total] if form.kind == "parallel" else [b.addf(args[-1], total)]
+
+    tangents = [t[k] for k in moving]
+    (tangent,) = e.generic(
+        [*op.operands, *tangents],  # pyright: ignore[reportArgumentType]
+        [start],
+        [*maps, *(maps[k] for k in moving), out_map],
+        [i.data for i in op.get_iterator_types()],
+        body,
+    )
+    return tangent
+
+
+STRUCTURED = Derivative(_structured, _t_structured)
+
+
+def _structured_derivative(op: Operation) -> Derivative | None:
+    assert isinstance(op, LinalgStructuredOperation)
+    return None if _no_rule(op) is not None else STRUCTURED
+
+
+def _fill(e: Emitter, op: Operation, g: SSAValue):
+    return (lambda: e.sum_elements(g), None)
+
+
+def _t_fill(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+    assert isinstance(op, FillOp)
+    value = t[0] if t[0] is not None else e.fconst(0.0, Float32Type())
+    return e.insert(FillOp((value,), (op.outputs[0],), (op.res[0].type,)))
+
+
+def _reason(op: Operation) -> str | None:
+    assert isinstance(op, LinalgStructuredOperation)
+    return _no_rule(op)
+
+
+register_derivative(LinalgStructuredOperation, _structured_derivative, _reason)
+register_derivative(FillOp, Derivative(_fill, _t_fill))
