@@ -37,7 +37,6 @@ from gradopt.autodiff.emitter import Emitter
 from gradopt.autodiff.paths import post_order
 from gradopt.autodiff.registry import Derivative, Tangent, register_derivative
 from gradopt.autodiff.walks import backward_walk, forward_walk
-from gradopt.dialect.errors import OpError
 from gradopt.dialect.upstream.tensor import ExpandShapeOp
 
 EXTREMA: dict[type[Operation], str] = {
@@ -308,20 +307,19 @@ def _t_structured(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     forms = _forms(op)
     assert not isinstance(forms, str)
     form, maps, n = forms[j], _maps(op), len(op.operands)
-    if form.kind == "extremum":
-        raise OpError(
-            op, "has no tangent rule yet: a max/min reduction in forward mode"
-        )
     init_k = len(op.inputs) + j
     moving = [k for k in range(len(op.inputs)) if t[k] is not None]
     if form.kind == "parallel":
         moving += [init_k] if t[init_k] is not None else []
-    out_map = maps[init_k]
-    init = op.outputs[j]
-    start = (
-        e.fzeros(init) if form.kind == "parallel" or t[init_k] is None else t[init_k]
-    )
-    assert start is not None
+    out_map, init, u = maps[init_k], op.outputs[j], op.results[j]
+    t_init = t[init_k]
+    if form.kind == "parallel" or t_init is None:
+        start = e.fzeros(init)
+    elif form.kind == "extremum":
+        start = e.select(e.cmpf("oeq", init, u), t_init, 0.0)
+    else:
+        start = t_init
+    extremum = form.kind == "extremum"
 
     def body(b: Emitter, args: Sequence[BlockArgument]) -> list[SSAValue]:
         rebuilt = _Body(op, b, args)
@@ -330,16 +328,22 @@ def _t_structured(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
             forward_walk(b, root, args[k], args[n + i]) for i, k in enumerate(moving)
         ]
         total = _sum(b, terms, root)
+        if extremum:
+            hit = b.cmpf("oeq", root, args[n + len(moving)])
+            total = b.select(hit, total, 0.0)
         return [total] if form.kind == "parallel" else [b.addf(args[-1], total)]
 
-    tangents = [t[k] for k in moving]
+    tangents: list[SSAValue] = [tk for k in moving if (tk := t[k]) is not None]
+    extra = [u] if extremum else []
     (tangent,) = e.generic(
-        [*op.operands, *tangents],  # pyright: ignore[reportArgumentType]
+        [*op.operands, *tangents, *extra],
         [start],
-        [*maps, *(maps[k] for k in moving), out_map],
+        [*maps, *(maps[k] for k in moving), *[out_map] * len(extra), out_map],
         [i.data for i in op.get_iterator_types()],
         body,
     )
+    if extremum:
+        return e.mulf(tangent, _extremum_scales(e, op, j, form))
     return tangent
 
 
