@@ -29,8 +29,8 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import Float32Type, TensorType, f32
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.dialects.linalg.ops import FillOp
-from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+from xdsl.dialects.linalg.ops import BroadcastOp, FillOp, ReduceOp, YieldOp
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 
 from gradopt.autodiff.emitter import Emitter
@@ -67,15 +67,15 @@ def _reads(value: SSAValue, argument: BlockArgument) -> bool:
     return argument in post_order(value, inputs)
 
 
-def _forms(op: LinalgStructuredOperation) -> list[_Form] | str:
+def _forms(s: _View) -> list[_Form] | str:
     """Each result's form, or why the body has no rule."""
-    block = op.body.block
+    block = s.block
     terminator = block.last_op
     assert terminator is not None
-    reduces = any(i.data == IteratorType.REDUCTION for i in op.get_iterator_types())
+    reduces = IteratorType.REDUCTION in s.iterators
     forms: list[_Form] = []
     for j, y in enumerate(terminator.operands):
-        acc = block.args[len(op.inputs) + j]
+        acc = block.args[len(s.inputs) + j]
         if not reduces:
             forms.append(_Form("parallel", y))
             continue
@@ -114,18 +114,74 @@ def _is_projection(map: AffineMap) -> bool:
     return constants and len(set(dims)) == len(dims)
 
 
-def _maps(op: LinalgStructuredOperation) -> list[AffineMap]:
-    return [m.data for m in op.get_indexing_maps()]
+@dataclass(frozen=True)
+class _View:
+    """A structured op as its generic form: operands, maps, iterators, body."""
+
+    inputs: Sequence[SSAValue]
+    outputs: Sequence[SSAValue]
+    results: Sequence[SSAValue]
+    maps: Sequence[AffineMap]
+    iterators: Sequence[IteratorType]
+    block: Block
+
+    @property
+    def operands(self) -> list[SSAValue]:
+        return [*self.inputs, *self.outputs]
 
 
-def _no_rule(op: LinalgStructuredOperation) -> str | None:
+def _view(op: Operation) -> _View:
+    """`op` (a structured op, `linalg.reduce` or `linalg.broadcast`, which
+    xDSL does not make structured ops) as its generic form."""
+    if isinstance(op, LinalgStructuredOperation):
+        return _View(
+            op.inputs,
+            op.outputs,
+            op.results,
+            [m.data for m in op.get_indexing_maps()],
+            [i.data for i in op.get_iterator_types()],
+            op.body.block,
+        )
+    assert isinstance(op, ReduceOp | BroadcastOp)
+    dims = set(op.dimensions.get_values())
+    identity = AffineMap.identity(
+        len(_shape(op.input if isinstance(op, ReduceOp) else op.init))
+    )
+    rank = identity.num_dims
+    projection = AffineMap(
+        rank, 0, tuple(AffineDimExpr(d) for d in range(rank) if d not in dims)
+    )
+    if isinstance(op, ReduceOp):
+        maps, block = [identity, projection], op.region.block
+        reduced = dims
+    else:
+        maps, block, reduced = (
+            [projection, identity],
+            Block(arg_types=[f32, f32]),
+            set(),
+        )
+        block.add_op(YieldOp(block.args[0]))
+    iterators = [
+        IteratorType.REDUCTION if d in reduced else IteratorType.PARALLEL
+        for d in range(rank)
+    ]
+    return _View([op.input], [op.init], op.results, maps, iterators, block)
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    type = value.type
+    return tuple(type.get_shape()) if isinstance(type, TensorType) else ()
+
+
+def _no_rule(op: Operation) -> str | None:
     """Why the op has no rule, or None."""
-    if not op.res:
+    s = _view(op)
+    if not s.results:
         return "only linalg on tensors is differentiated"
-    for k, (map, x) in enumerate(zip(_maps(op), op.operands, strict=True)):
+    for k, (map, x) in enumerate(zip(s.maps, s.operands, strict=True)):
         if isinstance(x.type, TensorType) and not _is_projection(map):
             return f"operand {k} is read through {map}, not a projected permutation"
-    forms = _forms(op)
+    forms = _forms(s)
     return forms if isinstance(forms, str) else None
 
 
@@ -184,10 +240,8 @@ class _Body:
     """The op's body rebuilt inside a new generic whose first block arguments
     are the op's operands' scalars."""
 
-    def __init__(
-        self, op: LinalgStructuredOperation, e: Emitter, args: Sequence[SSAValue]
-    ):
-        block = op.body.block
+    def __init__(self, s: _View, e: Emitter, args: Sequence[SSAValue]):
+        block = s.block
         self.mapping: dict[SSAValue, SSAValue] = dict(
             zip(block.args, args[: len(block.args)], strict=True)
         )
@@ -219,45 +273,42 @@ def _sum(e: Emitter, terms: Sequence[SSAValue], like: SSAValue) -> SSAValue:
     return total
 
 
-def _extremum_scales(
-    e: Emitter, op: LinalgStructuredOperation, j: int, form: _Form
-) -> SSAValue:
+def _extremum_scales(e: Emitter, s: _View, j: int, form: _Form) -> SSAValue:
     """`1 / count` per result element of a max/min reduction: the number of
     positions (the init among them) equal to the result."""
-    maps, n = _maps(op), len(op.operands)
-    init, u = op.outputs[j], op.results[j]
+    maps, n = s.maps, len(s.operands)
+    init, u = s.outputs[j], s.results[j]
     start = e.select(e.cmpf("oeq", init, u), 1.0, 0.0)
 
     def body(b: Emitter, args: Sequence[BlockArgument]) -> list[SSAValue]:
-        value = _Body(op, b, args)[form.value]
+        value = _Body(s, b, args)[form.value]
         hit = b.select(b.cmpf("oeq", value, args[n]), 1.0, 0.0)
         return [b.addf(args[n + 1], hit)]
 
-    out = maps[len(op.inputs) + j]
+    out = maps[len(s.inputs) + j]
     (count,) = e.generic(
-        [*op.operands, u], [start], [*maps, out, out], _iterators(out), body
+        [*s.operands, u], [start], [*maps, out, out], _iterators(out), body
     )
     return e.divf(1.0, count)
 
 
 def _structured(e: Emitter, op: Operation, g: SSAValue):
-    assert isinstance(op, LinalgStructuredOperation)
     assert e.result is not None
-    j = e.result.index
-    forms = _forms(op)
+    j, s = e.result.index, _view(op)
+    forms = _forms(s)
     assert not isinstance(forms, str)
-    form, maps, n = forms[j], _maps(op), len(op.operands)
-    scale = cache(lambda: _extremum_scales(e, op, j, form))
+    form, maps, n = forms[j], s.maps, len(s.operands)
+    scale = cache(lambda: _extremum_scales(e, s, j, form))
 
     def through_body(k: int) -> SSAValue:
-        x = op.operands[k]
+        x = s.operands[k]
         written = _written(maps[k], x)
-        extra = [g, scale(), op.results[j]] if form.kind == "extremum" else [g]
-        out_map = maps[len(op.inputs) + j]
+        extra = [g, scale(), s.results[j]] if form.kind == "extremum" else [g]
+        out_map = maps[len(s.inputs) + j]
         full = len(written.map.results) == written.map.num_dims
 
         def body(b: Emitter, args: Sequence[BlockArgument]) -> list[SSAValue]:
-            rebuilt = _Body(op, b, args)
+            rebuilt = _Body(s, b, args)
             root, seed = rebuilt[form.value], args[n]
             if form.kind == "extremum":
                 hit = b.cmpf("oeq", root, args[n + 2])
@@ -271,7 +322,7 @@ def _structured(e: Emitter, op: Operation, g: SSAValue):
 
         start = e.fconst(0.0, written.type)
         (share,) = e.generic(
-            [*op.operands, *extra],
+            [*s.operands, *extra],
             [start],
             [*maps, *[out_map] * len(extra), written.map],
             _iterators(written.map),
@@ -282,15 +333,15 @@ def _structured(e: Emitter, op: Operation, g: SSAValue):
     def to_init(k: int) -> SSAValue:
         if form.kind in ("add", "init"):
             return g
-        init = op.operands[k]
-        hit = e.cmpf("oeq", init, op.results[j])
+        init = s.operands[k]
+        hit = e.cmpf("oeq", init, s.results[j])
         return e.mulf(e.select(hit, g, 0.0), scale())
 
     shares: list[Callable[[], SSAValue] | None] = []
     for k in range(n):
-        if k >= len(op.inputs) and k - len(op.inputs) != j:
+        if k >= len(s.inputs) and k - len(s.inputs) != j:
             shares.append(None)
-        elif k >= len(op.inputs) and form.kind != "parallel":
+        elif k >= len(s.inputs) and form.kind != "parallel":
             shares.append(lambda k=k: to_init(k))
         elif form.kind == "init":
             shares.append(None)
@@ -301,17 +352,16 @@ def _structured(e: Emitter, op: Operation, g: SSAValue):
 
 def _t_structured(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     """One generic: the body's tangent from the operands' tangents."""
-    assert isinstance(op, LinalgStructuredOperation)
     assert e.result is not None
-    j = e.result.index
-    forms = _forms(op)
+    j, s = e.result.index, _view(op)
+    forms = _forms(s)
     assert not isinstance(forms, str)
-    form, maps, n = forms[j], _maps(op), len(op.operands)
-    init_k = len(op.inputs) + j
-    moving = [k for k in range(len(op.inputs)) if t[k] is not None]
+    form, maps, n = forms[j], s.maps, len(s.operands)
+    init_k = len(s.inputs) + j
+    moving = [k for k in range(len(s.inputs)) if t[k] is not None]
     if form.kind == "parallel":
         moving += [init_k] if t[init_k] is not None else []
-    out_map, init, u = maps[init_k], op.outputs[j], op.results[j]
+    out_map, init, u = maps[init_k], s.outputs[j], s.results[j]
     t_init = t[init_k]
     if form.kind == "parallel" or t_init is None:
         start = e.fzeros(init)
@@ -322,7 +372,7 @@ def _t_structured(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     extremum = form.kind == "extremum"
 
     def body(b: Emitter, args: Sequence[BlockArgument]) -> list[SSAValue]:
-        rebuilt = _Body(op, b, args)
+        rebuilt = _Body(s, b, args)
         root = rebuilt[form.value]
         terms = [
             forward_walk(b, root, args[k], args[n + i]) for i, k in enumerate(moving)
@@ -336,14 +386,14 @@ def _t_structured(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     tangents: list[SSAValue] = [tk for k in moving if (tk := t[k]) is not None]
     extra = [u] if extremum else []
     (tangent,) = e.generic(
-        [*op.operands, *tangents, *extra],
+        [*s.operands, *tangents, *extra],
         [start],
         [*maps, *(maps[k] for k in moving), *[out_map] * len(extra), out_map],
-        [i.data for i in op.get_iterator_types()],
+        s.iterators,
         body,
     )
     if extremum:
-        return e.mulf(tangent, _extremum_scales(e, op, j, form))
+        return e.mulf(tangent, _extremum_scales(e, s, j, form))
     return tangent
 
 
@@ -351,7 +401,6 @@ STRUCTURED = Derivative(_structured, _t_structured)
 
 
 def _structured_derivative(op: Operation) -> Derivative | None:
-    assert isinstance(op, LinalgStructuredOperation)
     return None if _no_rule(op) is not None else STRUCTURED
 
 
@@ -365,10 +414,6 @@ def _t_fill(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     return e.insert(FillOp((value,), (op.outputs[0],), (op.res[0].type,)))
 
 
-def _reason(op: Operation) -> str | None:
-    assert isinstance(op, LinalgStructuredOperation)
-    return _no_rule(op)
-
-
-register_derivative(LinalgStructuredOperation, _structured_derivative, _reason)
+for _op_type in (LinalgStructuredOperation, ReduceOp, BroadcastOp):
+    register_derivative(_op_type, _structured_derivative, _no_rule)
 register_derivative(FillOp, Derivative(_fill, _t_fill))
