@@ -79,6 +79,9 @@ class Emitter(UpstreamBuilder):
     def cached(self, key: Hashable, build: Callable[[], Operation]) -> SSAValue:
         return self.constants.get(key, build, self)
 
+    def at(self, anchor: Operation) -> Emitter:
+        return Emitter(anchor, self.constants)
+
     def const(self, value: float, type: TensorType) -> SSAValue:
         bits = struct.unpack("<I", struct.pack("<f", value))[0]
         return self.cached((bits, type), lambda: ConstOp.splat(value, type))

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Hashable, Sequence
-from typing import TYPE_CHECKING
 
+from typing_extensions import Self
 from xdsl.dialects import arith, math, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
@@ -42,9 +42,6 @@ from xdsl.ir import (
 from xdsl.ir.affine import AffineMap
 
 from gradopt.dialect.differentiation import DifferentiationOp
-
-if TYPE_CHECKING:
-    from gradopt.autodiff.emitter import ConstantPool, Emitter
 
 UPSTREAM_DIALECTS = frozenset({"arith", "math", "tensor", "linalg"})
 """The dialects whose values add their shares with `arith.addf`."""
@@ -117,12 +114,15 @@ class UpstreamBuilder:
     block: Block
     anchor: Operation
     location: LocationAttr
-    constants: ConstantPool
 
     def insert(self, op: Operation) -> SSAValue:
         raise NotImplementedError
 
     def cached(self, key: Hashable, build: Callable[[], Operation]) -> SSAValue:
+        raise NotImplementedError
+
+    def at(self, anchor: Operation) -> Self:
+        """A builder of the same kind inserting before `anchor`."""
         raise NotImplementedError
 
     # --- which family a value's shares, seed and zeros come from ------------
@@ -213,7 +213,7 @@ class UpstreamBuilder:
         self,
         operands: Sequence[SSAValue],
         element: Attribute,
-        scalar: Callable[[Emitter, Sequence[SSAValue]], SSAValue],
+        scalar: Callable[[Self, Sequence[SSAValue]], SSAValue],
     ) -> SSAValue:
         """A parallel `linalg.generic` applying `scalar` to the elements of
         `operands` (tensors of one shape), giving a tensor of `element`."""
@@ -277,11 +277,10 @@ class UpstreamBuilder:
         outputs: Sequence[SSAValue],
         maps: Sequence[AffineMap],
         iterators: Sequence[IteratorType],
-        body: Callable[[Emitter, Sequence[BlockArgument]], Sequence[SSAValue]],
+        body: Callable[[Self, Sequence[BlockArgument]], Sequence[SSAValue]],
     ) -> list[SSAValue]:
         """A `linalg.generic` whose body `body` builds with an emitter of its
         own from the block's arguments (the scalars of inputs and outputs)."""
-        from gradopt.autodiff.emitter import Emitter
         from gradopt.dialect.upstream.linalg import GenericOp
 
         types = [element_of(v) for v in (*inputs, *outputs)]
@@ -289,7 +288,7 @@ class UpstreamBuilder:
         placeholder = YieldOp()
         placeholder.location = self.location
         block.add_op(placeholder)
-        yielded = body(Emitter(placeholder, self.constants), block.args)
+        yielded = body(self.at(placeholder), block.args)
         block.insert_op_before(YieldOp(*yielded), placeholder)
         block.erase_op(placeholder)
         for dead in reversed(list(block.ops)[:-1]):

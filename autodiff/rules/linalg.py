@@ -293,7 +293,7 @@ def _extremum_scales(e: Emitter, s: _View, j: int, form: _Form) -> SSAValue:
 
 
 def _structured(e: Emitter, op: Operation, g: SSAValue):
-    assert e.result is not None
+    assert isinstance(e.result, OpResult)
     j, s = e.result.index, _view(op)
     forms = _forms(s)
     assert not isinstance(forms, str)
@@ -352,7 +352,7 @@ def _structured(e: Emitter, op: Operation, g: SSAValue):
 
 def _t_structured(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     """One generic: the body's tangent from the operands' tangents."""
-    assert e.result is not None
+    assert isinstance(e.result, OpResult)
     j, s = e.result.index, _view(op)
     forms = _forms(s)
     assert not isinstance(forms, str)
