@@ -272,4 +272,8 @@ DERIVATIVES: dict[type[Operation], Derivative] = {
 
 for _op_type, _derivative in DERIVATIVES.items():
     register_derivative(_op_type, _derivative)
-register_derivative(tensor.PadOp, _pad_derivative)
+register_derivative(
+    tensor.PadOp,
+    _pad_derivative,
+    lambda op: "its pad value is computed (only a literal pad value has a rule)",
+)
