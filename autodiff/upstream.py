@@ -266,6 +266,38 @@ class UpstreamBuilder:
     ) -> SSAValue:
         return self.insert(tensor.InsertOp(scalar, t, indices))
 
+    def static_slice(
+        self,
+        source: SSAValue,
+        dest: SSAValue | None,
+        offsets: Sequence[int],
+        sizes: Sequence[int],
+        strides: Sequence[int],
+        type: TensorType,
+    ) -> SSAValue:
+        """`tensor.extract_slice` of `source` (of `type`), or with `dest`, a
+        `tensor.insert_slice` of `source` into it, at static positions."""
+        properties = {
+            "static_offsets": static_array(offsets),
+            "static_sizes": static_array(sizes),
+            "static_strides": static_array(strides),
+        }
+        if dest is None:
+            return self.insert(
+                tensor.ExtractSliceOp.build(
+                    operands=[source, [], [], []],
+                    result_types=[type],
+                    properties=properties,
+                )
+            )
+        return self.insert(
+            tensor.InsertSliceOp.build(
+                operands=[source, dest, [], [], []],
+                result_types=[dest.type],
+                properties=properties,
+            )
+        )
+
     def empty(self, type: TensorType) -> SSAValue:
         return self.insert(tensor.EmptyOp((), type))
 

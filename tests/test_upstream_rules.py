@@ -344,9 +344,18 @@ def test_jvp_agrees_with_vjp() -> None:
 
 
 def test_structured_op_without_a_rule_names_the_map() -> None:
-    text = (CORPUS / "cnn.mlir").read_text()
-    with pytest.raises(GradoptError, match=r"not a projected permutation"):
-        Program(gradopt.differentiate_module(text, loss=0, wrt=0))
+    text = """
+func.func @main(%a: tensor<3xf32>, %ct: tensor<3xf32>) -> tensor<3xf32> {
+  %e = tensor.empty() : tensor<3xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (2 - d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<3xf32>) outs(%e : tensor<3xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<3xf32>
+  %g = grad.vjp %y, %ct wrt %a : tensor<3xf32>, tensor<3xf32>
+  func.return %g : tensor<3xf32>
+}"""
+    with pytest.raises(GradoptError, match=r"neither a projected permutation nor a"):
+        Program(text)
 
 
 def test_dynamic_shapes_are_refused() -> None:
@@ -360,29 +369,6 @@ func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {
 }"""
     with pytest.raises(GradoptError, match="dynamic shapes are not supported"):
         Program(text)
-
-
-@pytest.mark.skipif(not HAVE_JAX, reason="needs the jax extra")
-def test_mlp_corpus_gradient_matches_jax() -> None:
-    import jax
-    import jax.numpy as jnp
-
-    data = np.load(CORPUS / "mlp.npz")
-    args = [data[f"arg{i}"] for i in range(6)]
-
-    def mlp(w1, b1, w2, b2, x, y):
-        h = jnp.tanh(x @ w1 + b1)
-        logp = jax.nn.log_softmax(h @ w2 + b2)
-        return -jnp.mean(jnp.sum(logp * y, axis=-1))
-
-    module = gradopt.differentiate_module(
-        (CORPUS / "mlp.mlir").read_text(), loss=0, wrt=[0, 1, 2, 3]
-    )
-    _, *found = Program(module).run(args=args).results
-    expected = jax.grad(mlp, argnums=(0, 1, 2, 3))(*args)
-    for got, want in zip(found, expected, strict=True):
-        want = np.asarray(want, np.float64)
-        assert np.max(np.abs(got - want)) <= 1e-4 * max(np.max(np.abs(want)), 1e-30)
 
 
 def with_vjp(text: str, arguments: int) -> str:
@@ -412,7 +398,7 @@ def with_vjp(text: str, arguments: int) -> str:
 
 @pytest.mark.skipif(not HAVE_JAX, reason="needs the jax extra")
 @pytest.mark.parametrize("backend", ["numpy", "iree"])
-@pytest.mark.parametrize("name", ["mlp", "layer_norm", "attention"])
+@pytest.mark.parametrize("name", ["mlp", "layer_norm", "attention", "cnn"])
 def test_corpus_vjp_matches_jax(name: str, backend: str) -> None:
     """IREE's input form of JAX programs, differentiated by gradopt, against
     `jax.vjp` (rel. err <= 1e-4), through the interpreter and IREE."""

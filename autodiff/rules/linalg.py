@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from itertools import product
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import Float32Type, TensorType, f32
@@ -31,7 +32,14 @@ from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import BroadcastOp, FillOp, ReduceOp, YieldOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+)
 
 from gradopt.autodiff.emitter import Emitter
 from gradopt.autodiff.paths import post_order
@@ -173,14 +181,145 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
     return tuple(type.get_shape()) if isinstance(type, TensorType) else ()
 
 
+def _linear(expr: AffineExpr) -> tuple[dict[int, int], int] | None:
+    """`expr` as (coefficient per dim, constant), or None if not linear."""
+    if isinstance(expr, AffineDimExpr):
+        return {expr.position: 1}, 0
+    if isinstance(expr, AffineConstantExpr):
+        return {}, expr.value
+    if isinstance(expr, AffineBinaryOpExpr):
+        lhs, rhs = _linear(expr.lhs), _linear(expr.rhs)
+        if lhs is None or rhs is None:
+            return None
+        if expr.kind == AffineBinaryOpKind.Add:
+            merged = dict(lhs[0])
+            for d, c in rhs[0].items():
+                merged[d] = merged.get(d, 0) + c
+            return merged, lhs[1] + rhs[1]
+        if expr.kind == AffineBinaryOpKind.Mul and not rhs[0]:
+            return {d: c * rhs[1] for d, c in lhs[0].items()}, lhs[1] * rhs[1]
+    return None
+
+
+def _window_dims(s: _View, map: AffineMap) -> list[int]:
+    """The reduction dims that a window map adds to a parallel dim."""
+    dims: list[int] = []
+    for result in map.results:
+        linear = _linear(result)
+        if linear is not None and len(linear[0]) > 1:
+            dims += [d for d in linear[0] if s.iterators[d] == IteratorType.REDUCTION]
+    return sorted(dims)
+
+
+def _is_window(s: _View, map: AffineMap) -> bool:
+    """Each result a dim, a constant, or one parallel dim plus reduction dims
+    with positive coefficients (`d1 * 2 + d4`); no dim in two results."""
+    seen: list[int] = []
+    for result in map.results:
+        linear = _linear(result)
+        if linear is None or any(c <= 0 for c in linear[0].values()):
+            return False
+        dims = list(linear[0])
+        parallel = [d for d in dims if s.iterators[d] == IteratorType.PARALLEL]
+        if len(dims) > 1 and len(parallel) != 1:
+            return False
+        seen += dims
+    return len(set(seen)) == len(seen)
+
+
+def _ranges(s: _View) -> list[int]:
+    """Each loop's range, from an operand that a map reads along it."""
+    ranges: dict[int, int] = {}
+    for map, x in zip(s.maps, s.operands, strict=True):
+        for result, size in zip(map.results, _shape(x), strict=False):
+            if isinstance(result, AffineDimExpr):
+                ranges.setdefault(result.position, size)
+    return [ranges[d] for d in range(len(s.iterators))]
+
+
+def _substituted(s: _View, fixed: dict[int, int]) -> _View:
+    """`s` with the loops in `fixed` removed, their values put in the maps."""
+    kept = [d for d in range(len(s.iterators)) if d not in fixed]
+    renumbered = {d: i for i, d in enumerate(kept)}
+
+    def rebuild(expr: AffineExpr) -> AffineExpr:
+        linear = _linear(expr)
+        assert linear is not None
+        coefficients, constant = linear
+        constant += sum(c * fixed[d] for d, c in coefficients.items() if d in fixed)
+        terms = [
+            AffineDimExpr(renumbered[d]) * c if c != 1 else AffineDimExpr(renumbered[d])
+            for d, c in coefficients.items()
+            if d not in fixed
+        ]
+        if not terms:
+            return AffineConstantExpr(constant)
+        result = terms[0]
+        for term in terms[1:]:
+            result = result + term
+        return result + constant if constant else result
+
+    maps = [
+        AffineMap(len(kept), 0, tuple(rebuild(r) for r in m.results)) for m in s.maps
+    ]
+    iterators = [s.iterators[d] for d in kept]
+    return _View(s.inputs, s.outputs, s.results, maps, iterators, s.block)
+
+
+def _geometry(
+    map: AffineMap, ranges: Sequence[int]
+) -> tuple[list[int], list[int], list[int], list[AffineExpr]]:
+    """Where a map of results `c * d + k` (or `k`) reads: the offsets, sizes
+    and strides of that strided slice, and the map reading the slice."""
+    offsets, sizes, strides, results = [], [], [], []
+    for result in map.results:
+        linear = _linear(result)
+        assert linear is not None
+        coefficients, constant = linear
+        offsets.append(constant)
+        if coefficients:
+            ((d, c),) = coefficients.items()
+            strides.append(c)
+            sizes.append(ranges[d])
+            results.append(AffineDimExpr(d))
+        else:
+            strides.append(1)
+            sizes.append(1)
+            results.append(AffineConstantExpr(0))
+    return offsets, sizes, strides, results
+
+
+def _sliced(e: Emitter, s: _View, ranges: Sequence[int]) -> _View:
+    """`s` with each input read through a strided or offset map replaced by
+    that strided slice of it, read through a projection: every map a
+    projection, so each loop's range is read off an operand exactly."""
+    inputs, maps = list(s.inputs), list(s.maps)
+    for k, (x, map) in enumerate(zip(s.inputs, s.maps, strict=False)):
+        exact = all(
+            not isinstance(r, AffineDimExpr) or ranges[r.position] == size
+            for r, size in zip(map.results, _shape(x), strict=True)
+        )
+        if not isinstance(x.type, TensorType) or (_is_projection(map) and exact):
+            continue
+        offsets, sizes, strides, results = _geometry(map, ranges)
+        type = TensorType(f32, sizes)
+        inputs[k] = e.static_slice(x, None, offsets, sizes, strides, type)
+        maps[k] = AffineMap(map.num_dims, 0, tuple(results))
+    return _View(inputs, s.outputs, s.results, maps, s.iterators, s.block)
+
+
 def _no_rule(op: Operation) -> str | None:
     """Why the op has no rule, or None."""
     s = _view(op)
     if not s.results:
         return "only linalg on tensors is differentiated"
     for k, (map, x) in enumerate(zip(s.maps, s.operands, strict=True)):
-        if isinstance(x.type, TensorType) and not _is_projection(map):
-            return f"operand {k} is read through {map}, not a projected permutation"
+        window = k < len(s.inputs) and _is_window(s, map)
+        if isinstance(x.type, TensorType) and not (_is_projection(map) or window):
+            return (
+                f"operand {k} is read through {map}, neither a projected "
+                "permutation nor a window"
+            )
     forms = _forms(s)
     return forms if isinstance(forms, str) else None
 
@@ -292,6 +431,75 @@ def _extremum_scales(e: Emitter, s: _View, j: int, form: _Form) -> SSAValue:
     return e.divf(1.0, count)
 
 
+def _body_share(
+    e: Emitter,
+    s: _View,
+    form: _Form,
+    j: int,
+    k: int,
+    extra: Sequence[SSAValue],
+    written: AffineMap,
+    out: TensorType,
+) -> SSAValue:
+    """The generic that walks the rebuilt body backward from result j's
+    element gradient (`extra`: g_j, and for a max/min reduction 1/count and
+    the result) to operand k, writing through `written`."""
+    n = len(s.operands)
+    out_map = s.maps[len(s.inputs) + j]
+    full = len(written.results) == written.num_dims
+
+    def body(b: Emitter, args: Sequence[BlockArgument]) -> list[SSAValue]:
+        rebuilt = _Body(s, b, args)
+        root, seed = rebuilt[form.value], args[n]
+        if form.kind == "extremum":
+            hit = b.cmpf("oeq", root, args[n + 2])
+            seed = b.mulf(b.select(hit, args[n], 0.0), args[n + 1])
+        target = args[k]
+        grads = backward_walk(b, root, lambda: seed, [target])
+        share = grads.get(target)
+        if share is None:
+            share = b.fzeros(target)
+        return [share] if full else [b.addf(args[-1], share)]
+
+    (share,) = e.generic(
+        [*s.operands, *extra],
+        [e.fconst(0.0, out)],
+        [*s.maps, *[out_map] * len(extra), written],
+        _iterators(written),
+        body,
+    )
+    return share
+
+
+def _window_share(
+    e: Emitter, s: _View, form: _Form, j: int, k: int, extra: Sequence[SSAValue]
+) -> SSAValue:
+    """The share to an input read through a window map (`d1 * 2 + d4`): for
+    each position of the window (fixed at expansion time, never per element
+    at run time), the body's share over the other dims, added at its strided
+    place of a `+0.0` start by `extract_slice`, `addf`, `insert_slice`."""
+    x = s.operands[k]
+    assert isinstance(x.type, TensorType)
+    ranges = _ranges(s)
+    window = _window_dims(s, s.maps[k])
+    total = e.fzeros(x)
+    for position in product(*(range(ranges[d]) for d in window)):
+        sub = _substituted(s, dict(zip(window, position, strict=True)))
+        placed = sub.maps[k]
+        sub_ranges = [ranges[d] for d in range(len(ranges)) if d not in window]
+        sub = _sliced(e, sub, sub_ranges)
+        offsets, sizes, strides, results = _geometry(placed, sub_ranges)
+        kept = [r for r in results if isinstance(r, AffineDimExpr)]
+        written = AffineMap(len(sub_ranges), 0, tuple(kept))
+        out = TensorType(f32, [sub_ranges[r.position] for r in kept])
+        share = _body_share(e, sub, form, j, k, extra, written, out)
+        old = e.static_slice(total, None, offsets, sizes, strides, out)
+        total = e.static_slice(
+            e.addf(old, share), total, offsets, sizes, strides, x.type
+        )
+    return total
+
+
 def _structured(e: Emitter, op: Operation, g: SSAValue):
     assert isinstance(e.result, OpResult)
     j, s = e.result.index, _view(op)
@@ -300,34 +508,15 @@ def _structured(e: Emitter, op: Operation, g: SSAValue):
     form, maps, n = forms[j], s.maps, len(s.operands)
     scale = cache(lambda: _extremum_scales(e, s, j, form))
 
+    extra = cache(
+        lambda: [g, scale(), s.results[j]] if form.kind == "extremum" else [g]
+    )
+
     def through_body(k: int) -> SSAValue:
-        x = s.operands[k]
-        written = _written(maps[k], x)
-        extra = [g, scale(), s.results[j]] if form.kind == "extremum" else [g]
-        out_map = maps[len(s.inputs) + j]
-        full = len(written.map.results) == written.map.num_dims
-
-        def body(b: Emitter, args: Sequence[BlockArgument]) -> list[SSAValue]:
-            rebuilt = _Body(s, b, args)
-            root, seed = rebuilt[form.value], args[n]
-            if form.kind == "extremum":
-                hit = b.cmpf("oeq", root, args[n + 2])
-                seed = b.mulf(b.select(hit, args[n], 0.0), args[n + 1])
-            target = args[k]
-            grads = backward_walk(b, root, lambda: seed, [target])
-            share = grads.get(target)
-            if share is None:
-                share = b.fzeros(target)
-            return [share] if full else [b.addf(args[-1], share)]
-
-        start = e.fconst(0.0, written.type)
-        (share,) = e.generic(
-            [*s.operands, *extra],
-            [start],
-            [*maps, *[out_map] * len(extra), written.map],
-            _iterators(written.map),
-            body,
-        )
+        if not _is_projection(maps[k]):
+            return _window_share(e, s, form, j, k, extra())
+        written = _written(maps[k], s.operands[k])
+        share = _body_share(e, s, form, j, k, extra(), written.map, written.type)
         return written.finish(e, share)
 
     def to_init(k: int) -> SSAValue:
