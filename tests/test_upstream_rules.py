@@ -511,3 +511,68 @@ def test_lowered_grad_program_has_the_grad_programs_gradient() -> None:
     for got, want in zip(found, expected.results, strict=True):
         assert np.any(want != 0)
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+
+
+CONV_PROGRAM = """
+func.func @main(%x: tensor<2x3x9x8xf32>, %w: tensor<4x3x3x2xf32>, %k: tensor<3x2x3xf32>) -> (f32, tensor<2x3x9x8xf32>, tensor<4x3x3x2xf32>, tensor<3x2x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x3x3xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<[2, 1]> : tensor<2xi64>, strides = dense<[2, 3]> : tensor<2xi64>} ins(%x, %w : tensor<2x3x9x8xf32>, tensor<4x3x3x2xf32>) outs(%z : tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %et = tensor.empty() : tensor<2x9x8x3xf32>
+  %xt = linalg.transpose ins(%x : tensor<2x3x9x8xf32>) outs(%et : tensor<2x9x8x3xf32>) permutation = [0, 2, 3, 1]
+  %ed = tensor.empty() : tensor<2x3x3x3xf32>
+  %zd = linalg.fill ins(%zero : f32) outs(%ed : tensor<2x3x3x3xf32>) -> tensor<2x3x3x3xf32>
+  %d = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<[2, 1]> : tensor<2xi64>, strides = dense<[2, 3]> : tensor<2xi64>} ins(%xt, %k : tensor<2x9x8x3xf32>, tensor<3x2x3xf32>) outs(%zd : tensor<2x3x3x3xf32>) -> tensor<2x3x3x3xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %win = tensor.empty() : tensor<2x2xf32>
+  %en = tensor.empty() : tensor<2x1x1x3xf32>
+  %n = linalg.fill ins(%ninf : f32) outs(%en : tensor<2x1x1x3xf32>) -> tensor<2x1x1x3xf32>
+  %m = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%d, %win : tensor<2x3x3x3xf32>, tensor<2x2xf32>) outs(%n : tensor<2x1x1x3xf32>) -> tensor<2x1x1x3xf32>
+  %init = arith.constant dense<0.0> : tensor<f32>
+  %s1 = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> ()>], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%c : tensor<2x4x3x3xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %sq = arith.mulf %in, %in : f32
+    %r = arith.addf %acc, %sq : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  %s2 = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> ()>], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%m : tensor<2x1x1x3xf32>) outs(%s1 : tensor<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %acc, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  %l = tensor.extract %s2[] : tensor<f32>
+  %gx, %gw, %gk = grad.gradient %l wrt %x, %w, %k : f32, tensor<2x3x9x8xf32>, tensor<4x3x3x2xf32>, tensor<3x2x3xf32>
+  func.return %l, %gx, %gw, %gk : f32, tensor<2x3x9x8xf32>, tensor<4x3x3x2xf32>, tensor<3x2x3xf32>
+}"""
+
+
+def _conv_reference(x: np.ndarray, w: np.ndarray, k: np.ndarray) -> float:
+    """The program above in float64: a strided, dilated convolution squared
+    and summed, plus the max pool of a depthwise convolution."""
+    c = np.zeros((2, 4, 3, 3))
+    for i in range(3):
+        for j in range(3):
+            patch = x[:, :, 2 * i : 2 * i + 5 : 2, 3 * j : 3 * j + 2]
+            c[:, :, i, j] = np.einsum("nchw,fchw->nf", patch, w)
+    xt = x.transpose(0, 2, 3, 1)
+    d = np.zeros((2, 3, 3, 3))
+    for i in range(3):
+        for j in range(3):
+            patch = xt[:, 2 * i : 2 * i + 5 : 2, 3 * j : 3 * j + 2, :]
+            d[:, i, j, :] = np.einsum("nhwc,hwc->nc", patch, k)
+    m = d[:, 0:2, 0:2, :].max(axis=(1, 2))
+    return float(np.sum(c * c) + np.sum(m))
+
+
+def test_convolutions_and_max_pooling_with_strides_and_dilations() -> None:
+    rng = np.random.default_rng(8)
+    args = [
+        rng.uniform(-1, 1, s).astype(np.float32)
+        for s in [(2, 3, 9, 8), (4, 3, 3, 2), (3, 2, 3)]
+    ]
+    loss, *found = Program(CONV_PROGRAM).run(args=args).results
+    assert abs(float(loss) - _conv_reference(*args)) < 1e-3
+    expected = finite_differences(_conv_reference, args)
+    for got, want in zip(found, expected, strict=True):
+        assert close(got, want, 1e-3)
