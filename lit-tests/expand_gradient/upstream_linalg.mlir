@@ -212,3 +212,45 @@ func.func @size_one(%a: tensor<2x1xf32>, %ct: tensor<2x3xf32>) -> tensor<2x1xf32
 // CHECK-NEXT:    } -> tensor<2xf32>
 // CHECK-NEXT:    %g = tensor.expand_shape %1 [[0 : i64, 1 : i64]] output_shape [2, 1] : tensor<2xf32> into tensor<2x1xf32>
 // CHECK-NEXT:    func.return %g : tensor<2x1xf32>
+
+// -----
+
+// A window map (`d0 * 2 + d1`, a strided sum pool as IREE writes
+// reduce_window): per window position, one generic over the other loops
+// reading the strided slice of the input, added at its place.
+func.func @window(%a: tensor<5xf32>, %w: tensor<2xf32>, %init: tensor<2xf32>, %ct: tensor<2xf32>) -> tensor<5xf32> {
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0 * 2 + d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a, %w : tensor<5xf32>, tensor<2xf32>) outs(%init : tensor<2xf32>) {
+  ^bb0(%x: f32, %k: f32, %o: f32):
+    %r = arith.addf %o, %x : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %g = grad.vjp %y, %ct wrt %a : tensor<2xf32>, tensor<5xf32>
+  func.return %g : tensor<5xf32>
+}
+
+// CHECK-LABEL: func.func @window(
+// CHECK-NEXT:    %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (((d0 * 2) + d1))>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a, %w : tensor<5xf32>, tensor<2xf32>) outs(%init : tensor<2xf32>) {
+// CHECK-NEXT:    ^bb0(%x: f32, %k: f32, %o: f32):
+// CHECK-NEXT:      %r = arith.addf %o, %x : f32
+// CHECK-NEXT:      linalg.yield %r : f32
+// CHECK-NEXT:    } -> tensor<2xf32>
+// CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<5xf32>
+// CHECK-NEXT:    %1 = tensor.extract_slice %a[0] [2] [2] : tensor<5xf32> to tensor<2xf32>
+// CHECK-NEXT:    %2 = arith.constant dense<0.000000e+00> : tensor<2xf32>
+// CHECK-NEXT:    %3 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%1, %w, %init, %ct : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) outs(%2 : tensor<2xf32>) {
+// CHECK-NEXT:    ^bb0(%4: f32, %5: f32, %6: f32, %7: f32, %8: f32):
+// CHECK-NEXT:      linalg.yield %7 : f32
+// CHECK-NEXT:    } -> tensor<2xf32>
+// CHECK-NEXT:    %9 = tensor.extract_slice %0[0] [2] [2] : tensor<5xf32> to tensor<2xf32>
+// CHECK-NEXT:    %10 = arith.addf %9, %3 : tensor<2xf32>
+// CHECK-NEXT:    %11 = tensor.insert_slice %10 into %0[0] [2] [2] : tensor<2xf32> into tensor<5xf32>
+// CHECK-NEXT:    %12 = tensor.extract_slice %a[1] [2] [2] : tensor<5xf32> to tensor<2xf32>
+// CHECK-NEXT:    %13 = tensor.extract_slice %w[1] [1] [1] : tensor<2xf32> to tensor<1xf32>
+// CHECK-NEXT:    %14 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%12, %13, %init, %ct : tensor<2xf32>, tensor<1xf32>, tensor<2xf32>, tensor<2xf32>) outs(%2 : tensor<2xf32>) {
+// CHECK-NEXT:    ^bb0(%15: f32, %16: f32, %17: f32, %18: f32, %19: f32):
+// CHECK-NEXT:      linalg.yield %18 : f32
+// CHECK-NEXT:    } -> tensor<2xf32>
+// CHECK-NEXT:    %20 = tensor.extract_slice %11[1] [2] [2] : tensor<5xf32> to tensor<2xf32>
+// CHECK-NEXT:    %21 = arith.addf %20, %14 : tensor<2xf32>
+// CHECK-NEXT:    %g = tensor.insert_slice %21 into %11[1] [2] [2] : tensor<2xf32> into tensor<5xf32>
+// CHECK-NEXT:    func.return %g : tensor<5xf32>
