@@ -576,3 +576,34 @@ def test_convolutions_and_max_pooling_with_strides_and_dilations() -> None:
     expected = finite_differences(_conv_reference, args)
     for got, want in zip(found, expected, strict=True):
         assert close(got, want, 1e-3)
+
+
+TWO_RESULTS = """
+#id = affine_map<(d0) -> (d0)>
+func.func @main(%a: tensor<3xf32>, %c1: tensor<3xf32>, %c2: tensor<3xf32>, %t: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %e = tensor.empty() : tensor<3xf32>
+  %y1, %y2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]} ins(%a : tensor<3xf32>) outs(%e, %e : tensor<3xf32>, tensor<3xf32>) {
+  ^bb0(%x: f32, %o1: f32, %o2: f32):
+    %s = arith.mulf %x, %x : f32
+    %q = math.sin %x : f32
+    linalg.yield %s, %q : f32, f32
+  } -> (tensor<3xf32>, tensor<3xf32>)
+  %z = arith.mulf %y1, %y2 : tensor<3xf32>
+  %g = grad.vjp %z, %c1 wrt %a : tensor<3xf32>, tensor<3xf32>
+  %tz = grad.jvp %z wrt %a, %t : tensor<3xf32>, tensor<3xf32>
+  func.return %z, %g, %tz : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+}
+"""
+
+
+def test_generic_of_two_results_both_modes() -> None:
+    """Each result of a generic of several results gets its own share and
+    tangent generic (the walks say which result they differentiate)."""
+    a = np.array([0.3, -0.7, 1.1], np.float32)
+    ct = np.array([1.0, 2.0, -1.0], np.float32)
+    t = np.array([0.5, 1.0, -2.0], np.float32)
+    _, g, tz = Program(TWO_RESULTS).run(args=[a, ct, ct, t]).results
+    a64 = a.astype(np.float64)
+    derivative = 2 * a64 * np.sin(a64) + a64 * a64 * np.cos(a64)
+    np.testing.assert_allclose(g, ct * derivative, rtol=1e-5)
+    np.testing.assert_allclose(tz, t * derivative, rtol=1e-5)
