@@ -607,3 +607,53 @@ def test_generic_of_two_results_both_modes() -> None:
     derivative = 2 * a64 * np.sin(a64) + a64 * a64 * np.cos(a64)
     np.testing.assert_allclose(g, ct * derivative, rtol=1e-5)
     np.testing.assert_allclose(tz, t * derivative, rtol=1e-5)
+
+
+INDEX_AND_GATHER = """
+#id = affine_map<(d0) -> (d0)>
+func.func @main(%a: tensor<4xf32>, %table: tensor<4xf32>, %ct: tensor<4xf32>, %t: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %c3 = arith.constant 3 : index
+    %r = arith.subi %c3, %i : index
+    %v = tensor.extract %table[%r] : tensor<4xf32>
+    %n = arith.index_cast %i : index to i32
+    %f = arith.sitofp %n : i32 to f32
+    %m = arith.mulf %x, %f : f32
+    %s = arith.mulf %m, %v : f32
+    %q = arith.mulf %s, %x : f32
+    linalg.yield %q : f32
+  } -> (tensor<4xf32>)
+  %g = grad.vjp %y, %ct wrt %a : tensor<4xf32>, tensor<4xf32>
+  %ty = grad.jvp %y wrt %a, %t : tensor<4xf32>, tensor<4xf32>
+  func.return %g, %ty : tensor<4xf32>, tensor<4xf32>
+}
+"""
+
+
+def test_linalg_index_and_gathers_off_the_path() -> None:
+    """`linalg.index` and a `tensor.extract` of a tensor off the path (a
+    reversed gather) inside a body are rebuilt and stay off the path."""
+    rng = np.random.default_rng(9)
+    a, table, ct, t = (rng.uniform(-1, 1, 4).astype(np.float32) for _ in range(4))
+    g, ty = Program(INDEX_AND_GATHER).run(args=[a, table, ct, t]).results
+    derivative = 2 * a.astype(np.float64) * np.arange(4) * table[::-1]
+    np.testing.assert_allclose(g, ct * derivative, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(ty, t * derivative, rtol=1e-5, atol=1e-7)
+
+
+def test_tensor_rules_forward_mode_agrees_with_reverse() -> None:
+    text = TENSOR_PROGRAM.replace(
+        "%s: f32) -> (tensor<4x6xf32>, f32) {",
+        "%s: f32, %ta: tensor<4x6xf32>) -> (tensor<4x6xf32>, f32, f32) {",
+    ).replace(
+        "  func.return %ga, %gs : tensor<4x6xf32>, f32",
+        "  %tl = grad.jvp %l wrt %a, %ta : f32, tensor<4x6xf32>\n"
+        "  func.return %ga, %gs, %tl : tensor<4x6xf32>, f32, f32",
+    )
+    rng = np.random.default_rng(10)
+    a, ta = (rng.uniform(-1, 1, (4, 6)).astype(np.float32) for _ in range(2))
+    ga, _, tl = Program(text).run(args=[a, np.int32(1), np.float32(1.5), ta]).results
+    assert abs(float(tl) - float(np.sum(ga * ta))) < 1e-5
