@@ -10,11 +10,12 @@ reused, everything else is one new op per op named).
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 from xdsl.dialects.builtin import LocationAttr, TensorType, f32
 from xdsl.ir import Block, Operation, SSAValue
 
+from gradopt.autodiff.upstream import UpstreamBuilder, float_type
 from gradopt.dialect.ops import (
     AddOp,
     BroadcastOp,
@@ -43,20 +44,22 @@ Operand = SSAValue | float
 
 
 class ConstantPool:
-    """The constants created so far in one block, by value bits and type."""
+    """The constants created so far in one block, by family, value bits and
+    type."""
 
     def __init__(self) -> None:
-        self._by_block: dict[Block, dict[tuple[int, TensorType], SSAValue]] = {}
+        self._by_block: dict[Block, dict[Hashable, SSAValue]] = {}
 
-    def get(self, value: float, type: TensorType, emitter: Emitter) -> SSAValue:
-        key = (struct.unpack("<I", struct.pack("<f", value))[0], type)
+    def get(
+        self, key: Hashable, build: Callable[[], Operation], emitter: Emitter
+    ) -> SSAValue:
         constants = self._by_block.setdefault(emitter.block, {})
         if key not in constants:
-            constants[key] = emitter.insert(ConstOp.splat(value, type))
+            constants[key] = emitter.insert(build())
         return constants[key]
 
 
-class Emitter:
+class Emitter(UpstreamBuilder):
     """Inserts new ops before `anchor`, giving them `anchor`'s location."""
 
     def __init__(self, anchor: Operation, constants: ConstantPool):
@@ -65,14 +68,23 @@ class Emitter:
         self.block: Block = anchor.parent
         self.location: LocationAttr = anchor.location
         self.constants = constants
+        self.result: SSAValue | None = None
+        """The result whose rule a walk calls (for ops of several results)."""
 
     def insert(self, op: Operation) -> SSAValue:
         op.location = self.location
         self.block.insert_op_before(op, self.anchor)
         return op.results[0]
 
+    def cached(self, key: Hashable, build: Callable[[], Operation]) -> SSAValue:
+        return self.constants.get(key, build, self)
+
+    def at(self, anchor: Operation) -> Emitter:
+        return Emitter(anchor, self.constants)
+
     def const(self, value: float, type: TensorType) -> SSAValue:
-        return self.constants.get(value, type, self)
+        bits = struct.unpack("<I", struct.pack("<f", value))[0]
+        return self.cached((bits, type), lambda: ConstOp.splat(value, type))
 
     def add(self, a: SSAValue, b: Operand) -> SSAValue:
         return self.insert(AddOp(a, self._float(b, tensor_type(a))))
@@ -160,7 +172,20 @@ class Emitter:
         return self.const(0.0, type)
 
     def zeros_like(self, value: SSAValue) -> SSAValue:
+        """Zeros of `value`'s type, of its family (SPEC §10.2)."""
+        if self.adds_upstream(value):
+            return self.fzeros(value)
         return self.zeros(tensor_type(value))
+
+    def accumulate(self, value: SSAValue, g: SSAValue, share: SSAValue) -> SSAValue:
+        """`g + share` for `value`'s gradient, in `value`'s family."""
+        return self.addf(g, share) if self.adds_upstream(value) else self.add(g, share)
+
+    def seed(self, loss: SSAValue) -> SSAValue:
+        """1.0 of the loss's type: `arith.constant` for an upstream loss."""
+        if self.adds_upstream(loss):
+            return self.fconst(1.0, float_type(loss))
+        return self.one()
 
     def one(self) -> SSAValue:
         return self.const(1.0, TensorType(f32, []))

@@ -16,11 +16,11 @@ from xdsl.dialects.scf import ForOp
 from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.traits import ConstantLike, is_side_effect_free
 
-from gradopt.autodiff.registry import derivative_of
+from gradopt.autodiff.registry import derivative_of, why_no_rule
+from gradopt.autodiff.upstream import is_dynamic, is_f32_value
 from gradopt.dialect.differentiation import DifferentiationOp
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.ops import LoadOp, ReduceOp, StoreOp
-from gradopt.dialect.types import is_f32_tensor
 from gradopt.dialect.verifier import verification_memo
 
 Inputs = Callable[[SSAValue], Sequence[SSAValue]]
@@ -70,11 +70,11 @@ def _cuts_path(op: Operation) -> bool:
 
 def differentiable_inputs(value: SSAValue) -> Sequence[SSAValue]:
     """The f32 operands a gradient could flow through to `value` (SSA only)."""
-    if not is_f32_tensor(value.type) or not isinstance(value, OpResult):
+    if not is_f32_value(value.type) or not isinstance(value, OpResult):
         return ()
     if _cuts_path(value.op):
         return ()
-    return [o for o in value.op.operands if is_f32_tensor(o.type)]
+    return [o for o in value.op.operands if is_f32_value(o.type)]
 
 
 def captured(op: Operation) -> list[SSAValue]:
@@ -135,7 +135,7 @@ class _Dependence:
         return known
 
     def _compute(self, value: SSAValue) -> Sequence[SSAValue]:
-        if not is_f32_tensor(value.type) or not isinstance(value, OpResult):
+        if not is_f32_value(value.type) or not isinstance(value, OpResult):
             return ()
         op = value.op
         if _cuts_path(op):
@@ -147,7 +147,7 @@ class _Dependence:
             for store in self.earlier_stores(op):
                 self.stores.setdefault(store.value, store)
                 inputs.append(store.value)
-        return [i for i in inputs if is_f32_tensor(i.type)]
+        return [i for i in inputs if is_f32_value(i.type)]
 
 
 def _body_inputs(loop: ForOp) -> Inputs:
@@ -188,7 +188,7 @@ def check_differentiable(
     """SPEC §4 rules 2-5 for `op`: targets are non-literal f32 tensors, nothing
     depends on an open loop range, and every op on the path has a rule."""
     for i, target in enumerate(targets):
-        if not is_f32_tensor(target.type):
+        if not is_f32_value(target.type):
             raise OpError(
                 op, f"target must be an f32 tensor, got {target.type} (target {i})"
             )
@@ -322,6 +322,16 @@ def _find_rule_less_op(
     and the loss (`order`: the post-order of what it depends on)."""
     reached = depends_on(order, set(targets), inputs)
     for value in order:
+        if value in reached and is_dynamic(value.type):
+            notes = (
+                [(value.op, "it is made here")] if isinstance(value, OpResult) else []
+            )
+            raise OpError(
+                op,
+                f"dynamic shapes are not supported: {value.type} lies on the path "
+                "from the target to the loss",
+                notes,
+            )
         if not isinstance(value, OpResult) or not any(
             i in reached for i in inputs(value)
         ):
@@ -398,6 +408,6 @@ def no_rule_error(
     return OpError(
         op,
         f"'{name}' lies on the path from the target to the loss and has no "
-        "gradient rule",
+        "gradient rule" + (f": {why}" if (why := why_no_rule(node)) else ""),
         notes,
     )

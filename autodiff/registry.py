@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from gradopt.autodiff.upstream import is_f32_value
+
 if TYPE_CHECKING:
     from gradopt.autodiff.emitter import Emitter
 
@@ -101,12 +103,13 @@ class Derivative:
         """The derivative of an op that is linear in its operands (JAX's
         `deflinear`): only its transpose, the reverse rule, is written; the
         tangent is the same op applied to the operands' tangents (`+0.0` zeros
-        for an operand off the path), with the op's properties, or those that
-        `tangent_properties` gives (a pad's value must be 0.0 to be linear)."""
+        for an f32 operand off the path, index operands as they are), with
+        the op's properties, or those that `tangent_properties` gives (a pad's
+        value must be 0.0 to be linear)."""
 
         def tangent(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
             operands = [
-                ta if ta is not None else e.zeros_like(a)
+                ta if ta is not None else e.zeros_like(a) if is_f32_value(a.type) else a
                 for ta, a in zip(t, op.operands, strict=True)
             ]
             properties = (
@@ -124,6 +127,28 @@ class Derivative:
 
         return Derivative(transpose, tangent)
 
+    @staticmethod
+    def of_shares(reverse: ReverseRule) -> Derivative:
+        """The derivative of an upstream op whose shares are linear in g (SPEC
+        §10.2): the tangent is the sum, by `arith.addf` in operand order, of
+        each operand's share built from that operand's tangent in place of g,
+        which is the directional derivative."""
+
+        def tangent(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
+            terms = [
+                share()
+                for k, tk in enumerate(t)
+                if tk is not None and (share := reverse(e, op, tk)[k]) is not None
+            ]
+            if not terms:
+                return e.zeros_like(op.results[0])
+            total = terms[0]
+            for term in terms[1:]:
+                total = e.addf(total, term)
+            return total
+
+        return Derivative(reverse, tangent)
+
 
 STOPS_GRADIENT = Derivative(flow=Flow.STOPS)
 DEAD_END = Derivative(flow=Flow.DEAD_END)
@@ -135,14 +160,21 @@ properties (`grad.reduce add` has one, `grad.reduce mul` none)."""
 _REGISTERED: dict[type[Operation], DerivativeOf] = {}
 
 
+_REASONS: dict[type[Operation], Callable[[Operation], str | None]] = {}
+
+
 def register_derivative(
-    op_type: type[Operation], derivative: Derivative | DerivativeOf
+    op_type: type[Operation],
+    derivative: Derivative | DerivativeOf,
+    reason: Callable[[Operation], str | None] | None = None,
 ) -> None:
     """Give every op of `op_type` (or of a subclass without a registration of
     its own) `derivative`, or the derivative that a function of the op gives
-    (None: that op has no rule)."""
+    (None: that op has no rule, and `reason` says why, for the diagnostic)."""
     if op_type in _REGISTERED:
         raise ValueError(f"{op_type.__name__} already has a derivative")
+    if reason is not None:
+        _REASONS[op_type] = reason
     if isinstance(derivative, Derivative):
         record = derivative
         _REGISTERED[op_type] = lambda _: record
@@ -171,4 +203,12 @@ def derivative_of(op: Operation) -> Derivative | None:
     for op_type in type(op).__mro__:
         if (found := _REGISTERED.get(op_type)) is not None:
             return found(op)
+    return None
+
+
+def why_no_rule(op: Operation) -> str | None:
+    """Why `op`, which has no derivative, has none, if its rules say."""
+    for op_type in type(op).__mro__:
+        if (reason := _REASONS.get(op_type)) is not None:
+            return reason(op)
     return None

@@ -30,7 +30,6 @@ from gradopt.dialect.differentiation import (
     VjpOp,
     is_differentiated,
 )
-from gradopt.dialect.types import tensor_type
 from gradopt.support.collector import cyclic_gc_paused
 
 ReverseModeOp: TypeAlias = GradientOp | VjpOp
@@ -83,12 +82,13 @@ def backward_walk(
             continue
         g = shares[0]
         for share in shares[1:]:
-            g = e.add(g, share)
+            g = e.accumulate(value, g, share)
         gradients[value] = g
         if not any(i in path for i in differentiable_inputs(value)):
             continue
         assert isinstance(value, OpResult)
         rule = _reverse_rule(e, value.op)
+        e.result = value
         for operand, share in zip(value.op.operands, rule(e, value.op, g), strict=True):
             if share is not None and operand in path:
                 received[operand].append(share())
@@ -106,10 +106,11 @@ def forward_walk(
             continue
         assert isinstance(value, OpResult)
         rule = _tangent_rule(e, value.op)
+        e.result = value
         tangents[value] = rule(
             e, value.op, [tangents.get(o) for o in value.op.operands]
         )
-    return tangents[output] if output in tangents else e.zeros(tensor_type(output))
+    return tangents[output] if output in tangents else e.zeros_like(output)
 
 
 def _replace(e: Emitter, op: Operation, values: Sequence[SSAValue]) -> None:
@@ -128,15 +129,15 @@ def expand_reverse(ops: Sequence[ReverseModeOp], constants: ConstantPool) -> Non
     order, by one walk whose new ops go before the first of them."""
     first = ops[0]
     e = Emitter(first, constants)
-    seed = (lambda: first.cotangent) if isinstance(first, VjpOp) else e.one
+    loss = first.loss
+    seed = (
+        (lambda: first.cotangent) if isinstance(first, VjpOp) else lambda: e.seed(loss)
+    )
     gradients = backward_walk(
         e, first.loss, seed, [t for op in ops for t in op.targets]
     )
     results = [
-        [
-            gradients[t] if t in gradients else e.zeros(tensor_type(t))
-            for t in op.targets
-        ]
+        [gradients[t] if t in gradients else e.zeros_like(t) for t in op.targets]
         for op in ops
     ]
     for op, values in zip(ops, results, strict=True):

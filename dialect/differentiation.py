@@ -6,7 +6,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import Float32Type, TensorType, f32
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     AnyAttr,
@@ -80,7 +80,14 @@ def provide_path_check(check: PathCheck) -> None:
 
 
 def _is_scalar_f32(type: Attribute) -> bool:
-    return is_f32_tensor(type) and isinstance(type, TensorType) and not type.get_shape()
+    """`tensor<f32>`, or the `f32` scalar of the upstream dialects (SPEC §10.1)."""
+    return type == f32 or (
+        is_f32_tensor(type) and isinstance(type, TensorType) and not type.get_shape()
+    )
+
+
+def _is_f32(type: Attribute) -> bool:
+    return is_f32_tensor(type) or isinstance(type, Float32Type)
 
 
 class _DifferentiationOp(DifferentiationOp, ABC):
@@ -136,7 +143,7 @@ class GradientOp(_DifferentiationOp):
     result i holds the derivative of the scalar loss `%y` w.r.t. target i."""
 
     name = "grad.gradient"
-    loss = operand_def(TensorType)
+    loss = operand_def(AnyAttr())
     targets = var_operand_def(AnyAttr())
     gradients = var_result_def(AnyAttr())
 
@@ -188,8 +195,8 @@ class VjpOp(_DifferentiationOp):
     cotangent `%ct` (of y's type)."""
 
     name = "grad.vjp"
-    loss = operand_def(TensorType)
-    cotangent = operand_def(TensorType)
+    loss = operand_def(AnyAttr())
+    cotangent = operand_def(AnyAttr())
     targets = var_operand_def(AnyAttr())
     gradients = var_result_def(AnyAttr())
 
@@ -211,7 +218,7 @@ class VjpOp(_DifferentiationOp):
 
     def verify_(self) -> None:
         self._check_results(self.targets, self.gradients)
-        if not is_f32_tensor(self.loss.type):
+        if not _is_f32(self.loss.type):
             raise VerifyException(f"loss must be an f32 tensor, got {self.loss.type}")
         self._check_types(
             [("cotangent must have the loss's type", self.cotangent, self.loss.type)]
@@ -249,10 +256,10 @@ class JvpOp(_DifferentiationOp):
     along the tangent `%tx` (forward mode)."""
 
     name = "grad.jvp"
-    output = operand_def(TensorType)
+    output = operand_def(AnyAttr())
     target = operand_def(AnyAttr())
     tangent = operand_def(AnyAttr())
-    result = result_def(TensorType)
+    result = result_def(AnyAttr())
 
     @property
     def root(self) -> SSAValue:
@@ -269,7 +276,7 @@ class JvpOp(_DifferentiationOp):
         self._check_types(
             [("result must have the type of the output", self.result, self.output.type)]
         )
-        if not is_f32_tensor(self.output.type):
+        if not _is_f32(self.output.type):
             raise VerifyException(
                 f"output must be an f32 tensor, got {self.output.type}"
             )

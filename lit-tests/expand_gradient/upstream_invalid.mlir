@@ -1,0 +1,83 @@
+// RUN: grad-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// SPEC §10.1, §10.2: upstream programs that cannot be differentiated get a
+// located error on the differentiation op naming the op and the reason.
+
+// A product reduction reads the accumulator in a form with no rule.
+func.func @product(%a: tensor<3xf32>, %init: tensor<f32>) -> tensor<3xf32> {
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%a : tensor<3xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.mulf %o, %x : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  %g = grad.gradient %y wrt %a : tensor<f32>, tensor<3xf32>
+  func.return %g : tensor<3xf32>
+}
+
+// CHECK:      upstream_invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.gradient' op 'linalg.generic' lies on the path from the target to the loss and has no gradient rule: reduction result 0 is not 'arith.addf' or a max/min of the accumulator and a value that does not read it
+// CHECK-NEXT:   %g = grad.gradient %y wrt %a : tensor<f32>, tensor<3xf32>
+// CHECK-NEXT:   ^
+// CHECK-NEXT: upstream_invalid.mlir:[[# @LINE - 12]]:3: note: 'linalg.generic' is here
+// CHECK-NEXT:   %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%a : tensor<3xf32>) outs(%init : tensor<f32>) {
+// CHECK-NEXT:   ^
+// CHECK-NEXT: {{//}} -----
+
+// -----
+
+// An input read through a map that is not a projected permutation.
+func.func @reversed(%a: tensor<3xf32>, %ct: tensor<3xf32>) -> tensor<3xf32> {
+  %e = tensor.empty() : tensor<3xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (2 - d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<3xf32>) outs(%e : tensor<3xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<3xf32>
+  %g = grad.vjp %y, %ct wrt %a : tensor<3xf32>, tensor<3xf32>
+  func.return %g : tensor<3xf32>
+}
+
+// CHECK:      upstream_invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.vjp' op 'linalg.generic' lies on the path from the target to the loss and has no gradient rule: operand 0 is read through (d0) -> (((d0 * -1) + 2)), not a projected permutation
+// CHECK-NEXT:   %g = grad.vjp %y, %ct wrt %a : tensor<3xf32>, tensor<3xf32>
+// CHECK-NEXT:   ^
+// CHECK-NEXT: upstream_invalid.mlir:[[# @LINE - 11]]:3: note: 'linalg.generic' is here
+// CHECK-NEXT:   %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (2 - d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<3xf32>) outs(%e : tensor<3xf32>) {
+// CHECK-NEXT:   ^
+// CHECK-NEXT: {{//}} -----
+
+// -----
+
+// A computed pad value: tensor.pad has a rule only for a literal pad value.
+func.func @pad_value(%a: tensor<2xf32>, %v: f32, %ct: tensor<4xf32>) -> f32 {
+  %w = math.exp %v : f32
+  %p = tensor.pad %a low[1] high[1] {
+  ^bb0(%i: index):
+    tensor.yield %w : f32
+  } : tensor<2xf32> to tensor<4xf32>
+  %g = grad.vjp %p, %ct wrt %v : tensor<4xf32>, f32
+  func.return %g : f32
+}
+
+// CHECK:      upstream_invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.vjp' op 'tensor.pad' lies on the path from the target to the loss and has no gradient rule: its pad value is computed (only a literal pad value has a rule)
+// CHECK-NEXT:   %g = grad.vjp %p, %ct wrt %v : tensor<4xf32>, f32
+// CHECK-NEXT:   ^
+// CHECK-NEXT: upstream_invalid.mlir:[[# @LINE - 11]]:3: note: 'tensor.pad' is here
+// CHECK-NEXT:   %p = tensor.pad %a low[1] high[1] {
+// CHECK-NEXT:   ^
+// CHECK-NEXT: {{//}} -----
+
+// -----
+
+// A dynamically shaped tensor on the path.
+func.func @dynamic(%a: tensor<3xf32>) -> tensor<3xf32> {
+  %c = tensor.cast %a : tensor<3xf32> to tensor<?xf32>
+  %c0 = arith.constant 0 : index
+  %e = tensor.extract %c[%c0] : tensor<?xf32>
+  %g = grad.gradient %e wrt %a : f32, tensor<3xf32>
+  func.return %g : tensor<3xf32>
+}
+
+// CHECK:      upstream_invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.gradient' op dynamic shapes are not supported: tensor<?xf32> lies on the path from the target to the loss
+// CHECK-NEXT:   %g = grad.gradient %e wrt %a : f32, tensor<3xf32>
+// CHECK-NEXT:   ^
+// CHECK-NEXT: upstream_invalid.mlir:[[# @LINE - 10]]:3: note: it is made here
+// CHECK-NEXT:   %c = tensor.cast %a : tensor<3xf32> to tensor<?xf32>
+// CHECK-NEXT:   ^

@@ -1,0 +1,256 @@
+// RUN: grad-opt %s -p expand-gradient --split-input-file | filecheck %s
+// RUN: grad-opt %s -p expand-gradient --split-input-file | filecheck %s --check-prefix=NOGRAD
+
+// SPEC §10.2, linalg: the share to each operand of a structured op is ONE new
+// linalg.generic over the same iteration space that rebuilds the body, walks
+// it backward from the element of g and writes through the operand's map
+// (its dims parallel, the others reductions adding onto +0.0).
+// NOGRAD-NOT: = grad.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// A parallel body of several ops; %b is read through a broadcast map, so its
+// share reduces over d0.
+func.func @parallel(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %ct: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>) {
+  %e = tensor.empty() : tensor<2x3xf32>
+  %y = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%a, %b : tensor<2x3xf32>, tensor<3xf32>) outs(%e : tensor<2x3xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %m = arith.mulf %x, %c : f32
+    %s = math.sin %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3xf32>
+  %ga, %gb = grad.vjp %y, %ct wrt %a, %b : tensor<2x3xf32>, tensor<2x3xf32>, tensor<3xf32>
+  func.return %ga, %gb : tensor<2x3xf32>, tensor<3xf32>
+}
+
+// CHECK-LABEL: func.func @parallel(
+// CHECK-NEXT:    %e = tensor.empty() : tensor<2x3xf32>
+// CHECK-NEXT:    %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %b : tensor<2x3xf32>, tensor<3xf32>) outs(%e : tensor<2x3xf32>) {
+// CHECK-NEXT:    ^bb0(%x: f32, %c: f32, %o: f32):
+// CHECK-NEXT:      %m = arith.mulf %x, %c : f32
+// CHECK-NEXT:      %s = math.sin %m : f32
+// CHECK-NEXT:      linalg.yield %s : f32
+// CHECK-NEXT:    } -> tensor<2x3xf32>
+// CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<2x3xf32>
+// CHECK-NEXT:    %ga = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %b, %e, %ct : tensor<2x3xf32>, tensor<3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) outs(%0 : tensor<2x3xf32>) {
+// CHECK-NEXT:    ^bb0(%1: f32, %2: f32, %3: f32, %4: f32, %5: f32):
+// CHECK-NEXT:      %m_1 = arith.mulf %1, %2 : f32
+// CHECK-NEXT:      %6 = math.cos %m_1 : f32
+// CHECK-NEXT:      %7 = arith.mulf %4, %6 : f32
+// CHECK-NEXT:      %8 = arith.mulf %7, %2 : f32
+// CHECK-NEXT:      linalg.yield %8 : f32
+// CHECK-NEXT:    } -> tensor<2x3xf32>
+// CHECK-NEXT:    %9 = arith.constant dense<0.000000e+00> : tensor<3xf32>
+// CHECK-NEXT:    %gb = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a, %b, %e, %ct : tensor<2x3xf32>, tensor<3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) outs(%9 : tensor<3xf32>) {
+// CHECK-NEXT:    ^bb0(%10: f32, %11: f32, %12: f32, %13: f32, %14: f32):
+// CHECK-NEXT:      %m_2 = arith.mulf %10, %11 : f32
+// CHECK-NEXT:      %15 = math.cos %m_2 : f32
+// CHECK-NEXT:      %16 = arith.mulf %13, %15 : f32
+// CHECK-NEXT:      %17 = arith.mulf %16, %10 : f32
+// CHECK-NEXT:      %18 = arith.addf %14, %17 : f32
+// CHECK-NEXT:      linalg.yield %18 : f32
+// CHECK-NEXT:    } -> tensor<3xf32>
+// CHECK-NEXT:    func.return %ga, %gb : tensor<2x3xf32>, tensor<3xf32>
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// An addf reduction: the init receives g itself, e the broadcast g.
+func.func @sum_rows(%a: tensor<2x3xf32>, %init: tensor<2xf32>, %ct: tensor<2xf32>) -> (tensor<2x3xf32>, tensor<2xf32>) {
+  %y = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%a : tensor<2x3xf32>) outs(%init : tensor<2xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %q = arith.mulf %x, %x : f32
+    %r = arith.addf %o, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %ga, %gi = grad.vjp %y, %ct wrt %a, %init : tensor<2xf32>, tensor<2x3xf32>, tensor<2xf32>
+  func.return %ga, %gi : tensor<2x3xf32>, tensor<2xf32>
+}
+
+// CHECK-LABEL: func.func @sum_rows(
+// CHECK-NEXT:    %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a : tensor<2x3xf32>) outs(%init : tensor<2xf32>) {
+// CHECK-NEXT:    ^bb0(%x: f32, %o: f32):
+// CHECK-NEXT:      %q = arith.mulf %x, %x : f32
+// CHECK-NEXT:      %r = arith.addf %o, %q : f32
+// CHECK-NEXT:      linalg.yield %r : f32
+// CHECK-NEXT:    } -> tensor<2xf32>
+// CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<2x3xf32>
+// CHECK-NEXT:    %ga = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %init, %ct : tensor<2x3xf32>, tensor<2xf32>, tensor<2xf32>) outs(%0 : tensor<2x3xf32>) {
+// CHECK-NEXT:    ^bb0(%1: f32, %2: f32, %3: f32, %4: f32):
+// CHECK-NEXT:      %5 = arith.mulf %3, %1 : f32
+// CHECK-NEXT:      %6 = arith.mulf %3, %1 : f32
+// CHECK-NEXT:      %7 = arith.addf %5, %6 : f32
+// CHECK-NEXT:      linalg.yield %7 : f32
+// CHECK-NEXT:    } -> tensor<2x3xf32>
+// CHECK-NEXT:    func.return %ga, %ct : tensor<2x3xf32>, tensor<2xf32>
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// A max reduction: 1 / count of the positions equal to the result (the init
+// among them), then g to those positions times that, ties split evenly.
+func.func @max_rows(%a: tensor<2x3xf32>, %init: tensor<2xf32>, %ct: tensor<2xf32>) -> tensor<2x3xf32> {
+  %y = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%a : tensor<2x3xf32>) outs(%init : tensor<2xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %o, %x : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %ga = grad.vjp %y, %ct wrt %a : tensor<2xf32>, tensor<2x3xf32>
+  func.return %ga : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @max_rows(
+// CHECK-NEXT:    %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a : tensor<2x3xf32>) outs(%init : tensor<2xf32>) {
+// CHECK-NEXT:    ^bb0(%x: f32, %o: f32):
+// CHECK-NEXT:      %r = arith.maximumf %o, %x : f32
+// CHECK-NEXT:      linalg.yield %r : f32
+// CHECK-NEXT:    } -> tensor<2xf32>
+// CHECK-NEXT:    %0 = tensor.empty() : tensor<2xi1>
+// CHECK-NEXT:    %1 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%init, %y : tensor<2xf32>, tensor<2xf32>) outs(%0 : tensor<2xi1>) {
+// CHECK-NEXT:    ^bb0(%2: f32, %3: f32, %4: i1):
+// CHECK-NEXT:      %5 = arith.cmpf oeq, %2, %3 : f32
+// CHECK-NEXT:      linalg.yield %5 : i1
+// CHECK-NEXT:    } -> tensor<2xi1>
+// CHECK-NEXT:    %6 = arith.constant dense<1.000000e+00> : tensor<2xf32>
+// CHECK-NEXT:    %7 = arith.constant dense<0.000000e+00> : tensor<2xf32>
+// CHECK-NEXT:    %8 = tensor.empty() : tensor<2xf32>
+// CHECK-NEXT:    %9 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%1, %6, %7 : tensor<2xi1>, tensor<2xf32>, tensor<2xf32>) outs(%8 : tensor<2xf32>) {
+// CHECK-NEXT:    ^bb0(%10: i1, %11: f32, %12: f32, %13: f32):
+// CHECK-NEXT:      %14 = arith.select %10, %11, %12 : f32
+// CHECK-NEXT:      linalg.yield %14 : f32
+// CHECK-NEXT:    } -> tensor<2xf32>
+// CHECK-NEXT:    %15 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a, %init, %y : tensor<2x3xf32>, tensor<2xf32>, tensor<2xf32>) outs(%9 : tensor<2xf32>) {
+// CHECK-NEXT:    ^bb0(%16: f32, %17: f32, %18: f32, %19: f32):
+// CHECK-NEXT:      %20 = arith.cmpf oeq, %16, %18 : f32
+// CHECK-NEXT:      %21 = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:      %22 = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %23 = arith.select %20, %21, %22 : f32
+// CHECK-NEXT:      %24 = arith.addf %19, %23 : f32
+// CHECK-NEXT:      linalg.yield %24 : f32
+// CHECK-NEXT:    } -> tensor<2xf32>
+// CHECK-NEXT:    %25 = arith.divf %6, %15 : tensor<2xf32>
+// CHECK-NEXT:    %26 = arith.constant dense<0.000000e+00> : tensor<2x3xf32>
+// CHECK-NEXT:    %ga = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %init, %ct, %25, %y : tensor<2x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) outs(%26 : tensor<2x3xf32>) {
+// CHECK-NEXT:    ^bb0(%27: f32, %28: f32, %29: f32, %30: f32, %31: f32, %32: f32):
+// CHECK-NEXT:      %33 = arith.cmpf oeq, %27, %31 : f32
+// CHECK-NEXT:      %34 = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %35 = arith.select %33, %29, %34 : f32
+// CHECK-NEXT:      %36 = arith.mulf %35, %30 : f32
+// CHECK-NEXT:      linalg.yield %36 : f32
+// CHECK-NEXT:    } -> tensor<2x3xf32>
+// CHECK-NEXT:    func.return %ga : tensor<2x3xf32>
+
+// -----
+
+// linalg.matmul as its generic form; linalg.fill's value receives the sum of
+// g's elements.
+func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %z: f32, %ct: tensor<2x4xf32>) -> (tensor<2x3xf32>, tensor<3x4xf32>, f32) {
+  %e = tensor.empty() : tensor<2x4xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %y = linalg.matmul ins(%a, %b : tensor<2x3xf32>, tensor<3x4xf32>) outs(%f : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %ga, %gb, %gz = grad.vjp %y, %ct wrt %a, %b, %z : tensor<2x4xf32>, tensor<2x3xf32>, tensor<3x4xf32>, f32
+  func.return %ga, %gb, %gz : tensor<2x3xf32>, tensor<3x4xf32>, f32
+}
+
+// CHECK-LABEL: func.func @matmul(
+// CHECK-NEXT:    %e = tensor.empty() : tensor<2x4xf32>
+// CHECK-NEXT:    %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    %y = linalg.matmul ins(%a, %b : tensor<2x3xf32>, tensor<3x4xf32>) outs(%f : tensor<2x4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<2x3xf32>
+// CHECK-NEXT:    %ga = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b, %f, %ct : tensor<2x3xf32>, tensor<3x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) outs(%0 : tensor<2x3xf32>) {
+// CHECK-NEXT:    ^bb0(%1: f32, %2: f32, %3: f32, %4: f32, %5: f32):
+// CHECK-NEXT:      %6 = arith.mulf %4, %2 : f32
+// CHECK-NEXT:      %7 = arith.addf %5, %6 : f32
+// CHECK-NEXT:      linalg.yield %7 : f32
+// CHECK-NEXT:    } -> tensor<2x3xf32>
+// CHECK-NEXT:    %8 = arith.constant dense<0.000000e+00> : tensor<3x4xf32>
+// CHECK-NEXT:    %gb = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d2, d1)>], iterator_types = ["reduction", "parallel", "parallel"]} ins(%a, %b, %f, %ct : tensor<2x3xf32>, tensor<3x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) outs(%8 : tensor<3x4xf32>) {
+// CHECK-NEXT:    ^bb0(%9: f32, %10: f32, %11: f32, %12: f32, %13: f32):
+// CHECK-NEXT:      %14 = arith.mulf %12, %9 : f32
+// CHECK-NEXT:      %15 = arith.addf %13, %14 : f32
+// CHECK-NEXT:      linalg.yield %15 : f32
+// CHECK-NEXT:    } -> tensor<3x4xf32>
+// CHECK-NEXT:    %16 = arith.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %17 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%ct : tensor<2x4xf32>) outs(%16 : tensor<f32>) {
+// CHECK-NEXT:    ^bb0(%18: f32, %19: f32):
+// CHECK-NEXT:      %20 = arith.addf %19, %18 : f32
+// CHECK-NEXT:      linalg.yield %20 : f32
+// CHECK-NEXT:    } -> tensor<f32>
+// CHECK-NEXT:    %gz = tensor.extract %17[] : tensor<f32>
+// CHECK-NEXT:    func.return %ga, %gb, %gz : tensor<2x3xf32>, tensor<3x4xf32>, f32
+
+// -----
+
+// A constant-0 map result (a size-1 dim, as IREE writes broadcasts): the
+// share is written without that dim and expanded back.
+func.func @size_one(%a: tensor<2x1xf32>, %ct: tensor<2x3xf32>) -> tensor<2x1xf32> {
+  %e = tensor.empty() : tensor<2x3xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<2x1xf32>) outs(%e : tensor<2x3xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<2x3xf32>
+  %g = grad.vjp %y, %ct wrt %a : tensor<2x3xf32>, tensor<2x1xf32>
+  func.return %g : tensor<2x1xf32>
+}
+
+// CHECK-LABEL: func.func @size_one(
+// CHECK-NEXT:    %e = tensor.empty() : tensor<2x3xf32>
+// CHECK-NEXT:    %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<2x1xf32>) outs(%e : tensor<2x3xf32>) {
+// CHECK-NEXT:    ^bb0(%x: f32, %o: f32):
+// CHECK-NEXT:      linalg.yield %x : f32
+// CHECK-NEXT:    } -> tensor<2x3xf32>
+// CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<2xf32>
+// CHECK-NEXT:    %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a, %e, %ct : tensor<2x1xf32>, tensor<2x3xf32>, tensor<2x3xf32>) outs(%0 : tensor<2xf32>) {
+// CHECK-NEXT:    ^bb0(%2: f32, %3: f32, %4: f32, %5: f32):
+// CHECK-NEXT:      %6 = arith.addf %5, %4 : f32
+// CHECK-NEXT:      linalg.yield %6 : f32
+// CHECK-NEXT:    } -> tensor<2xf32>
+// CHECK-NEXT:    %g = tensor.expand_shape %1 [[0 : i64, 1 : i64]] output_shape [2, 1] : tensor<2xf32> into tensor<2x1xf32>
+// CHECK-NEXT:    func.return %g : tensor<2x1xf32>
+
+// -----
+
+// A window map (`d0 * 2 + d1`, a strided sum pool as IREE writes
+// reduce_window): per window position, one generic over the other loops
+// reading the strided slice of the input, added at its place.
+func.func @window(%a: tensor<5xf32>, %w: tensor<2xf32>, %init: tensor<2xf32>, %ct: tensor<2xf32>) -> tensor<5xf32> {
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0 * 2 + d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a, %w : tensor<5xf32>, tensor<2xf32>) outs(%init : tensor<2xf32>) {
+  ^bb0(%x: f32, %k: f32, %o: f32):
+    %r = arith.addf %o, %x : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %g = grad.vjp %y, %ct wrt %a : tensor<2xf32>, tensor<5xf32>
+  func.return %g : tensor<5xf32>
+}
+
+// CHECK-LABEL: func.func @window(
+// CHECK-NEXT:    %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (((d0 * 2) + d1))>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a, %w : tensor<5xf32>, tensor<2xf32>) outs(%init : tensor<2xf32>) {
+// CHECK-NEXT:    ^bb0(%x: f32, %k: f32, %o: f32):
+// CHECK-NEXT:      %r = arith.addf %o, %x : f32
+// CHECK-NEXT:      linalg.yield %r : f32
+// CHECK-NEXT:    } -> tensor<2xf32>
+// CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<5xf32>
+// CHECK-NEXT:    %1 = tensor.extract_slice %a[0] [2] [2] : tensor<5xf32> to tensor<2xf32>
+// CHECK-NEXT:    %2 = arith.constant dense<0.000000e+00> : tensor<2xf32>
+// CHECK-NEXT:    %3 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%1, %w, %init, %ct : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) outs(%2 : tensor<2xf32>) {
+// CHECK-NEXT:    ^bb0(%4: f32, %5: f32, %6: f32, %7: f32, %8: f32):
+// CHECK-NEXT:      linalg.yield %7 : f32
+// CHECK-NEXT:    } -> tensor<2xf32>
+// CHECK-NEXT:    %9 = tensor.extract_slice %0[0] [2] [2] : tensor<5xf32> to tensor<2xf32>
+// CHECK-NEXT:    %10 = arith.addf %9, %3 : tensor<2xf32>
+// CHECK-NEXT:    %11 = tensor.insert_slice %10 into %0[0] [2] [2] : tensor<2xf32> into tensor<5xf32>
+// CHECK-NEXT:    %12 = tensor.extract_slice %a[1] [2] [2] : tensor<5xf32> to tensor<2xf32>
+// CHECK-NEXT:    %13 = tensor.extract_slice %w[1] [1] [1] : tensor<2xf32> to tensor<1xf32>
+// CHECK-NEXT:    %14 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%12, %13, %init, %ct : tensor<2xf32>, tensor<1xf32>, tensor<2xf32>, tensor<2xf32>) outs(%2 : tensor<2xf32>) {
+// CHECK-NEXT:    ^bb0(%15: f32, %16: f32, %17: f32, %18: f32, %19: f32):
+// CHECK-NEXT:      linalg.yield %18 : f32
+// CHECK-NEXT:    } -> tensor<2xf32>
+// CHECK-NEXT:    %20 = tensor.extract_slice %11[1] [2] [2] : tensor<5xf32> to tensor<2xf32>
+// CHECK-NEXT:    %21 = arith.addf %20, %14 : tensor<2xf32>
+// CHECK-NEXT:    %g = tensor.insert_slice %21 into %11[1] [2] [2] : tensor<2xf32> into tensor<5xf32>
+// CHECK-NEXT:    func.return %g : tensor<5xf32>
