@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_api import STEP  # a training step: one slot updated in place
+from test_program import STEP  # a training step: one slot updated in place
 
 import gradopt
 import gradopt.nn as gnn
