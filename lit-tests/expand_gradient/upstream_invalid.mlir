@@ -35,7 +35,7 @@ func.func @reversed(%a: tensor<3xf32>, %ct: tensor<3xf32>) -> tensor<3xf32> {
   func.return %g : tensor<3xf32>
 }
 
-// CHECK:      upstream_invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.vjp' op 'linalg.generic' lies on the path from the target to the loss and has no gradient rule: operand 0 is read through (d0) -> (((d0 * -1) + 2)), not a projected permutation
+// CHECK:      upstream_invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.vjp' op 'linalg.generic' lies on the path from the target to the loss and has no gradient rule: operand 0 is read through (d0) -> (((d0 * -1) + 2)), neither a projected permutation nor a window
 // CHECK-NEXT:   %g = grad.vjp %y, %ct wrt %a : tensor<3xf32>, tensor<3xf32>
 // CHECK-NEXT:   ^
 // CHECK-NEXT: upstream_invalid.mlir:[[# @LINE - 11]]:3: note: 'linalg.generic' is here
