@@ -20,8 +20,8 @@ from gradopt import GradoptError, Program
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 PROGRAMS = sorted(p.stem for p in CORPUS.glob("*.mlir"))
-HAVE_IREE = all(
-    importlib.util.find_spec(m) is not None for m in ("iree.compiler", "iree.runtime")
+HAVE_IREE = importlib.util.find_spec("iree") is not None and all(
+    importlib.util.find_spec(m) for m in ("iree.compiler", "iree.runtime")
 )
 HAVE_JAX = importlib.util.find_spec("jax") is not None
 

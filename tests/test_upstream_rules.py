@@ -19,8 +19,8 @@ import gradopt
 from gradopt import GradoptError, Program
 
 HAVE_JAX = importlib.util.find_spec("jax") is not None
-HAVE_IREE = all(
-    importlib.util.find_spec(m) is not None for m in ("iree.compiler", "iree.runtime")
+HAVE_IREE = importlib.util.find_spec("iree") is not None and all(
+    importlib.util.find_spec(m) for m in ("iree.compiler", "iree.runtime")
 )
 CORPUS = Path(__file__).resolve().parent / "corpus"
 
