@@ -459,7 +459,10 @@ def write_atomically(
             write(file)
             file.flush()
             os.fsync(descriptor)
-        os.replace(temporary, target)  # still locked: no sweep can take it
+        with _temporaries_lock:  # not after an interruption removed it
+            if temporary not in _temporaries:
+                raise Terminated
+            os.replace(temporary, target)  # still locked: no sweep can take it
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
