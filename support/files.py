@@ -333,6 +333,14 @@ _temporaries_lock = threading.Lock()
 _exiting = False
 """Set once the process is exiting on a signal: no temporary is created
 after those being written were removed."""
+_signals: int | None = None
+"""The read end of the pipe into which the C-level handler writes the number
+of every signal as it arrives (`signal.set_wakeup_fd`), while a driver runs:
+the Python-level handler runs later, between the main thread's bytecodes, and
+a write finishing in the meantime does not rename its temporary. (A signal
+that the kernel has not yet handed to the main thread, which a loaded machine
+may not schedule at once, is not seen: the write then completes, atomically,
+as one finished just before the signal would.)"""
 
 
 def remove_temporaries(final: bool = False) -> None:
@@ -459,8 +467,8 @@ def write_atomically(
             write(file)
             file.flush()
             os.fsync(descriptor)
-        with _temporaries_lock:  # not after an interruption removed it
-            if temporary not in _temporaries:
+        with _temporaries_lock:  # not after an interruption, even unhandled
+            if temporary not in _temporaries or _signalled():
                 raise Terminated
             os.replace(temporary, target)  # still locked: no sweep can take it
     except BaseException:
@@ -472,6 +480,17 @@ def write_atomically(
         with _temporaries_lock:
             _temporaries.discard(temporary)
     _sync_directory(directory)
+
+
+def _signalled() -> bool:
+    """Whether SIGINT or SIGTERM has arrived since the driver started; once it
+    has, `_exiting` remembers it (the pipe's bytes are read only once)."""
+    global _exiting
+    if _signals is not None and not _exiting:
+        with contextlib.suppress(OSError):
+            arrived = os.read(_signals, 512)
+            _exiting = not {signal.SIGINT, signal.SIGTERM}.isdisjoint(arrived)
+    return _exiting
 
 
 def _create_temporary(target: str, mode: int) -> tuple[str, int]:
@@ -581,12 +600,22 @@ def run_interruptibly(program: str, body: Callable[[], int]) -> int:
     the process exits at once (`os._exit`) if the worker is still running."""
     if threading.current_thread() is not threading.main_thread():
         return _reported(program, body, lambda: False)  # signals are the main's
+    global _signals
     worker = _Worker(body)
     previous = signal.signal(signal.SIGTERM, _terminate)
+    reader, writer = os.pipe()
+    for end in (reader, writer):
+        os.set_blocking(end, False)
+    previous_wakeup = signal.set_wakeup_fd(writer, warn_on_full_buffer=False)
+    _signals = reader
     try:
         return _reported(program, worker.run, worker.running)
     finally:
+        signal.set_wakeup_fd(previous_wakeup)
         signal.signal(signal.SIGTERM, previous)
+        _signals = None
+        os.close(reader)
+        os.close(writer)
 
 
 def _reported(

@@ -251,7 +251,10 @@ def test_a_signal_during_a_write_removes_the_temporary(
         check=False,
     )
     assert (result.returncode, result.stderr) == (status, line + "\n")
-    assert target.read_bytes() == b"old"
+    # the old file, or (if the worker renamed before the main thread, which a
+    # loaded machine may not schedule at once, took the signal) the whole new
+    # one: never a part of it, never a temporary left behind
+    assert target.read_bytes() in (b"old", b"partial" * 1000 + b"never")
     assert temporaries(tmp_path) == []
 
 
