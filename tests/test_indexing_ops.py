@@ -1,3 +1,4 @@
+# ruff: noqa: E501 (MLIR text: one op a line, as MLIR prints it)
 """SPEC §3.6's ops run: `gather`, `scatter_add`, `iota` and `argsort` against
 NumPy references written here (a Python left fold for scatter_add's order),
 their run-time errors, and the same bits from IREE after
@@ -40,7 +41,7 @@ A = np.array(
     ],
     np.float32,
 )
-I = np.array([[0, 5], [0, 0]], np.int32)  # index 0 three times
+IDX = np.array([[0, 5], [0, 0]], np.int32)  # index 0 three times
 U = np.array(
     [[[1.0, 7.0], [-1e8, 1.0]], [[0.1, 0.2], [0.3, 0.4]], [[1e-45, 1.0], [1.0, 1.0]]],
     np.float32,
@@ -61,16 +62,16 @@ def _scatter_reference(d: np.ndarray, index: np.ndarray, u: np.ndarray) -> np.nd
 
 def _expected() -> list[np.ndarray]:
     k_wrapped = K.copy()
-    for p, at in enumerate(I.reshape(-1)):
-        k_wrapped[at] = np.int32(k_wrapped[at] + I.reshape(-1)[p])
+    for p, at in enumerate(IDX.reshape(-1)):
+        k_wrapped[at] = np.int32(k_wrapped[at] + IDX.reshape(-1)[p])
     return [
-        np.take(A, I, 1),
-        _scatter_reference(A, I, U),
+        np.take(A, IDX, 1),
+        _scatter_reference(A, IDX, U),
         np.argsort(A, 1, kind="stable").astype(np.int32),
         np.argsort(K, kind="stable").astype(np.int32),
         np.broadcast_to(np.arange(6, dtype=np.float32), (3, 6)),
         k_wrapped,
-        np.broadcast_to(I.astype(np.float32), (3, 2, 2)),  # gather of iota
+        np.broadcast_to(IDX.astype(np.float32), (3, 2, 2)),  # gather of iota
     ]
 
 
@@ -86,7 +87,7 @@ def test_the_ops_compute_the_specified_bits() -> None:
     and -0.0/+0.0 keep their order; the i32 add wraps."""
     expected = _expected()
     assert expected[1][0, 0] == 1.0
-    got = run(PROGRAM, args=[A, I, U, K]).results
+    got = run(PROGRAM, args=[A, IDX, U, K]).results
     _same_bits(got, expected)
     assert list(got[2][0]) == [2, 3, 1, 5, 0, 4]
     assert list(got[2][1]) == [4, 2, 5, 0, 1, 3]
@@ -94,7 +95,7 @@ def test_the_ops_compute_the_specified_bits() -> None:
 
 @pytest.mark.skipif(not HAVE_IREE, reason="needs the iree extra")
 def test_iree_runs_the_lowered_ops_with_the_same_bits() -> None:
-    got = Program(PROGRAM).run(args=[A, I, U, K], backend="iree").results
+    got = Program(PROGRAM).run(args=[A, IDX, U, K], backend="iree").results
     _same_bits(got, _expected())
 
 

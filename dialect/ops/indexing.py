@@ -39,9 +39,7 @@ from gradopt.dialect.types import (
 )
 
 
-def gathered_shape(
-    source: Sequence[int], index: Sequence[int], axis: int
-) -> list[int]:
+def gathered_shape(source: Sequence[int], index: Sequence[int], axis: int) -> list[int]:
     """The shape of `take(source, index, axis)`: source's dims before the axis,
     index's dims, then source's dims after it."""
     return [*source[:axis], *index, *source[axis + 1 :]]
@@ -100,9 +98,7 @@ class GatherOp(AxisOp):
         source = check_tensor("input", self.input.type)
         index = check_tensor("index", self.index.type, (i32,))
         _check_axis("axis", self.axis_value, source.get_num_dims())
-        shape = gathered_shape(
-            source.get_shape(), index.get_shape(), self.axis_value
-        )
+        shape = gathered_shape(source.get_shape(), index.get_shape(), self.axis_value)
         expected = TensorType(source.get_element_type(), shape)
         if self.result.type != expected:
             raise VerifyException(
@@ -193,9 +189,7 @@ class IotaOp(KernelOp):
     traits = traits_def(Pure(), GradCanonicalization())
 
     def __init__(self, dim: int, type: TensorType):
-        super().__init__(
-            result_types=[type], properties={"dim": IntegerAttr(dim, i64)}
-        )
+        super().__init__(result_types=[type], properties={"dim": IntegerAttr(dim, i64)})
 
     @property
     def dim_value(self) -> int:
@@ -276,4 +270,3 @@ class ArgsortOp(AxisOp):
 
     def fresh_result(self) -> bool:
         return True
-
