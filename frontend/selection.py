@@ -244,16 +244,19 @@ def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None) -> Arr
     ...], ...]` along `axis`, the other dims broadcast between the two; one
     `gather` from the flattened array at `row * size + index`."""
     x = asarray(arr)
-    idx = indices if isinstance(indices, Array) else asarray(np.asarray(indices))
     if axis is None:
-        x, idx, axis = reshape(x, (-1,)), reshape(idx, (-1,)), 0
+        x, axis = reshape(x, (-1,)), 0
+        indices = reshape(indices, (-1,)) if isinstance(indices, Array) else (
+            np.asarray(indices).reshape(-1)
+        )  # fmt: skip
+    axis = normalize_axis(axis, x.ndim)
+    size = x.shape[axis]
+    idx = index_array(indices, size, axis).array
     if idx.ndim != x.ndim:
         raise error(
             f"take_along_axis: indices must have the array's rank ({x.ndim}), "
             f"got {idx.ndim}"
         )
-    axis = normalize_axis(axis, x.ndim)
-    size = x.shape[axis]
     batch = broadcast_shapes(
         tuple(1 if n == axis else d for n, d in enumerate(x.shape)),
         tuple(1 if n == axis else d for n, d in enumerate(idx.shape)),
@@ -262,9 +265,8 @@ def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None) -> Arr
     idx = broadcast_to(
         idx, tuple(idx.shape[axis] if n == axis else d for n, d in enumerate(batch))
     )
-    position = index_array(idx, size, axis).array
-    flat = add(multiply(_rows(idx.shape, axis), size), position)
-    return lax.gather(reshape(x, (-1,)), flat, 0)
+    flat = add(multiply(_rows(idx.shape, axis), size), idx)
+    return lax.gather(reshape(_move_last(x, axis), (-1,)), flat, 0)
 
 
 # --- sorting ------------------------------------------------------------------
