@@ -87,7 +87,7 @@ class LowerGather(RewritePattern):
 
         @Builder.implicit_region([i32, element])
         def region(args: tuple[BlockArgument, ...]) -> None:
-            at = [linalg.IndexOp(d).result for d in range(axis)]
+            at: list[SSAValue] = [linalg.IndexOp(d).result for d in range(axis)]
             at.append(_clamped_index(args[0], size))
             at += [linalg.IndexOp(d).result for d in range(axis + spanned, rank)]
             linalg.YieldOp(tensor.ExtractOp(op.input, at, element))
@@ -104,19 +104,18 @@ class LowerGather(RewritePattern):
 
 
 def _slice_at(
-    source: SSAValue, offsets: Sequence[SSAValue | int], shape: Sequence[int]
-) -> tuple[list[int], list[SSAValue], dict[str, Attribute]]:
-    """The static offsets, dynamic offsets and size properties of a unit-size
-    slice of `source` at `offsets` (an SSA value where a dim is indexed, 0
-    where it is whole) with sizes `shape` (1 where indexed)."""
+    offsets: Sequence[SSAValue | int], shape: Sequence[int]
+) -> tuple[list[SSAValue], dict[str, Attribute]]:
+    """The dynamic offsets and the properties of a unit-stride slice at
+    `offsets` (an SSA value where a dim is indexed, 0 where it is whole) with
+    sizes `shape` (1 where indexed)."""
     static = [_DYNAMIC if isinstance(o, SSAValue) else o for o in offsets]
-    dynamic = [o for o in offsets if isinstance(o, SSAValue)]
-    properties = {
+    properties: dict[str, Attribute] = {
         "static_offsets": DenseArrayBase.from_list(i64, static),
         "static_sizes": DenseArrayBase.from_list(i64, shape),
         "static_strides": DenseArrayBase.from_list(i64, [1] * len(shape)),
     }
-    return static, dynamic, properties
+    return [o for o in offsets if isinstance(o, SSAValue)], properties
 
 
 def _extract(
@@ -126,7 +125,7 @@ def _extract(
     type: TensorType,
 ) -> SSAValue:
     """`tensor.extract_slice` of `source` at `offsets`, rank-reduced to `type`."""
-    _, dynamic, properties = _slice_at(source, offsets, shape)
+    dynamic, properties = _slice_at(offsets, shape)
     return tensor.ExtractSliceOp.build(
         operands=[source, dynamic, [], []],
         result_types=[type],
@@ -141,7 +140,7 @@ def _insert(
     shape: Sequence[int],
 ) -> SSAValue:
     """`tensor.insert_slice` of `value` into `dest` at `offsets`."""
-    _, dynamic, properties = _slice_at(dest, offsets, shape)
+    dynamic, properties = _slice_at(offsets, shape)
     return tensor.InsertSliceOp.build(
         operands=[value, dest, dynamic, [], []],
         result_types=[dest.type],

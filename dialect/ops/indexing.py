@@ -168,7 +168,7 @@ class ScatterAddOp(AxisOp):
             row-major order of the index, one ufunc call each: SPEC's fold."""
             _check_index(self, index, size, axis)
             result = np.array(d, copy=True, order="C")
-            np.add.at(result, (*before, index), u)
+            np.add.at(result, (*before, index), u)  # pyright: ignore[reportArgumentType]
             return result
 
         return scatter_add
