@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gradopt.dialect.types import I32_MAX
 from gradopt.frontend import lax
 from gradopt.frontend.array import (
     BOOL,
@@ -67,6 +68,7 @@ def iota(dtype: np.dtype, shape: Sequence[int], dimension: int = 0) -> Array:
     index rounded to nearest, as NumPy's conversion rounds it."""
     shape = tuple(int(d) for d in shape)
     check_size("iota", shape, dtype)
+    _check_int32("iota", shape[dimension])
     if dtype == FLOAT32 and shape[dimension] > F32_EXACT:
         return astype(lax.iota(INT32, shape, dimension), FLOAT32)
     if dtype == BOOL:
@@ -87,6 +89,14 @@ def integral_range(start: int, step: int, count: int, dtype: np.dtype) -> Array:
     if start:
         values = add(values, start)
     return values if dtype == INT32 else astype(values, dtype)
+
+
+def _check_int32(what: str, count: int) -> None:
+    """Indices and positions are int32: `count` of them must fit."""
+    if count - 1 > I32_MAX:
+        raise error(
+            f"{what}: {count} positions do not fit int32 indices (at most 2^31)"
+        )
 
 
 # --- indices ------------------------------------------------------------------
@@ -265,6 +275,7 @@ def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None) -> Arr
     idx = broadcast_to(
         idx, tuple(idx.shape[axis] if n == axis else d for n, d in enumerate(batch))
     )
+    _check_int32("take_along_axis", x.size)
     flat = add(multiply(_rows(idx.shape, axis), size), idx)
     return lax.gather(reshape(_move_last(x, axis), (-1,)), flat, 0)
 
@@ -412,6 +423,7 @@ class IndexUpdateRef:
         (how many earlier entries of the index name the same element, laid
         out like the positions); whether a position may repeat."""
         x = self.array
+        _check_int32("x.at[...]", x.size)
         flat = reshape(iota(INT32, (x.size,), 0), x.shape)
         positions = getitem(flat, self.key)
         _, position, source, target = _split_key(x, self.key)

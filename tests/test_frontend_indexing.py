@@ -180,6 +180,8 @@ def test_index_errors_are_located() -> None:
         raised.value
     )
     assert "test_frontend_indexing.py" in str(raised.value)
+    with pytest.raises(GradoptError, match="do not fit int32 indices"):
+        gradopt.jit(lambda: gnp.zeros((2**16, 2**15 + 1), bool).at[0, 0].set(True))()
 
 
 def test_arange_and_one_hot_trace_in_constant_memory() -> None:
