@@ -7,9 +7,13 @@ their run-time errors, and the same bits from IREE after
 from __future__ import annotations
 
 import importlib.util
+import os
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gradopt import GradoptError, Program, run
 
@@ -150,3 +154,57 @@ func.func @main(%a: tensor<3x2xf32>, %i: tensor<0xi32>, %u: tensor<0x2xf32>) -> 
     ).results
     assert g.shape == (0, 2)
     assert s.tobytes() == a.tobytes()
+
+
+EXAMPLES = int(os.environ.get("GRADOPT_PROPERTY_EXAMPLES", "10"))
+
+
+def _fold_reference(
+    d: np.ndarray, index: np.ndarray, u: np.ndarray, axis: int
+) -> np.ndarray:
+    """SPEC §3.6's scatter_add along any axis: positions of the index in
+    row-major order, one float32 add of a slice at a time."""
+    result = d.copy()
+    moved = np.moveaxis(u.reshape(*d.shape[:axis], -1, *d.shape[axis + 1 :]), axis, 0)
+    for p, at in enumerate(index.reshape(-1)):
+        place = (slice(None),) * axis + (int(at),)
+        result[place] = result[place] + moved[p]
+    return result
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(data=st.data())
+def test_gather_scatter_and_argsort_on_random_shapes(data: st.DataObject) -> None:
+    """gather is NumPy's take, scatter_add the ordered fold, the two are
+    adjoint (<gather a, u> = <a, scatter_add 0, i, u>), and argsort is
+    NumPy's stable argsort, on random shapes with repeated indices, ties and
+    NaN."""
+    shape = data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=3))
+    axis = data.draw(st.integers(0, len(shape) - 1))
+    index_shape = data.draw(st.lists(st.integers(0, 3), max_size=2))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    a = rng.choice(np.float32([-1.5, 0.0, 2.0, 1e8, -1e8, np.nan]), shape)
+    index = rng.integers(0, shape[axis], index_shape).astype(np.int32)
+    gathered = [*shape[:axis], *index_shape, *shape[axis + 1 :]]
+    u = rng.standard_normal(gathered).astype(np.float32)
+
+    def t(s: Sequence[int], e: str = "f32") -> str:
+        return f"tensor<{''.join(f'{n}x' for n in s)}{e}>"
+
+    ta, ti, tu, to = t(shape), t(index_shape, "i32"), t(gathered), t(shape, "i32")
+    text = (
+        f"func.func @main(%a: {ta}, %i: {ti}, %u: {tu}) -> ({tu}, {ta}, {to}) {{\n"
+        f"  %g = grad.gather %a, %i [{axis}] : {ta}, {ti} to {tu}\n"
+        f"  %s = grad.scatter_add %a, %i, %u [{axis}] : {ta}, {ti}, {tu} to {ta}\n"
+        f"  %o = grad.argsort %a [{axis}] : {ta} to {to}\n"
+        f"  func.return %g, %s, %o : {tu}, {ta}, {to}\n}}\n"
+    )
+    g, s, o = run(text, args=[a, index, u]).results
+    assert g.tobytes() == np.take(a, index, axis).tobytes()
+    assert s.tobytes() == _fold_reference(a, index, u, axis).tobytes()
+    assert o.tobytes() == np.argsort(a, axis, kind="stable").astype(np.int32).tobytes()
+    w = rng.standard_normal(shape)
+    zeros = np.zeros(shape, np.float32)
+    back = run(text, args=[zeros, index, u]).results[1].astype(np.float64)
+    scale = np.abs(w).sum() * np.abs(u).sum() + 1.0
+    assert abs((np.take(w, index, axis) * u).sum() - (w * back).sum()) <= 1e-6 * scale
