@@ -119,7 +119,7 @@ def _is_advanced(k: object) -> bool:
 def index_array(k: object, size: int, axis: int, mode: str | None = None) -> Index:
     """`k` (a traced or static integer array) as an int32 index into an axis
     of `size`, negative indices counted from the end; with `mode` "clip" or
-    "wrap", clamped or wrapped into the axis."""
+    "wrap", clamped or wrapped into the axis (see `_normalized`)."""
     if isinstance(k, Array):
         if k.dtype != INT32:
             raise error(
@@ -136,7 +136,7 @@ def index_array(k: object, size: int, axis: int, mode: str | None = None) -> Ind
     if values.dtype.kind not in "iu":
         raise error(f"an index array must hold integers, got {values.dtype}")
     if mode == "clip":
-        values = np.clip(values, -size, builtins.max(size - 1, 0))
+        values = np.clip(values, 0, builtins.max(size - 1, 0))
     elif mode == "wrap" and size:
         values = values % size
     if values.size and not ((-size <= values) & (values < size)).all():
@@ -147,11 +147,13 @@ def index_array(k: object, size: int, axis: int, mode: str | None = None) -> Ind
 
 
 def _normalized(k: Array, size: int, mode: str | None) -> Array:
+    """As NumPy and JAX: "wrap" takes the index modulo the size, "clip"
+    clamps it into `0 .. size - 1` (a negative index becomes 0), and
+    otherwise a negative index counts from the end."""
     if mode == "wrap":
-        wrapped = remainder(k, size)  # NumPy's sign: in 0 .. size - 1
-        return wrapped
+        return remainder(k, size)  # NumPy's sign: in 0 .. size - 1
     if mode == "clip":
-        return minimum(maximum(k, -size), size - 1)
+        return minimum(maximum(k, 0), size - 1)
     return where(less(k, 0), add(k, size), k)
 
 

@@ -45,8 +45,12 @@ CASES: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
         lambda x, i, j: np.take(x, np.where(j < 0, j + x.size, j)),
     ),
     "take axis 1 clip": (
-        lambda x, i, j: gnp.take(x, np.array([-9, 9, 1]), axis=1, mode="clip"),
-        lambda x, i, j: np.take(x, [-9, 9, 1], axis=1, mode="clip"),
+        lambda x, i, j: gnp.take(x, np.array([-9, 9, 1, -1]), axis=1, mode="clip"),
+        lambda x, i, j: np.take(x, [-9, 9, 1, -1], axis=1, mode="clip"),
+    ),
+    "take traced clip": (
+        lambda x, i, j: gnp.take(x, j * 3, axis=0, mode="clip"),
+        lambda x, i, j: np.take(x, j * 3, axis=0, mode="clip"),
     ),
     "take axis 1 wrap": (
         lambda x, i, j: gnp.take(x, i + 5, axis=1, mode="wrap"),
