@@ -12,6 +12,7 @@ import numpy as np
 from gradopt.dialect.ops import (
     AddOp,
     AndOp,
+    ArgsortOp,
     BroadcastOp,
     CastOp,
     CmpEqOp,
@@ -21,7 +22,9 @@ from gradopt.dialect.ops import (
     DetachOp,
     DotOp,
     Exp2Op,
+    GatherOp,
     IDivOp,
+    IotaOp,
     Log2Op,
     MaxOp,
     ModOp,
@@ -34,6 +37,7 @@ from gradopt.dialect.ops import (
     ReduceOp,
     ReshapeOp,
     ReverseOp,
+    ScatterAddOp,
     SinOp,
     SliceOp,
     SqrtOp,
@@ -184,3 +188,24 @@ def concatenate(xs: Sequence[Array], dim: int) -> Array:
     if len(xs) == 1:
         return xs[0]
     return emit(ConcatOp([x.value for x in xs], int(dim)))
+
+
+def gather(x: Array, index: Array, axis: int) -> Array:
+    """`grad.gather`: NumPy's `take(x, index, axis)` for an int32 index in range."""
+    return emit(GatherOp(x.value, index.value, int(axis)))
+
+
+def scatter_add(x: Array, index: Array, updates: Array, axis: int) -> Array:
+    """`grad.scatter_add`: x with `updates` added at `index` along `axis`."""
+    return emit(ScatterAddOp(x.value, index.value, updates.value, int(axis)))
+
+
+def iota(dtype: np.dtype, shape: Sequence[int], dimension: int) -> Array:
+    """`grad.iota`: each element's index along `dimension` (JAX's
+    `broadcasted_iota`)."""
+    return emit(IotaOp(int(dimension), tensor(dtype, shape)))
+
+
+def argsort(x: Array, dimension: int) -> Array:
+    """`grad.argsort`: the stable ascending order along `dimension`, NaN last."""
+    return emit(ArgsortOp(x.value, int(dimension)))

@@ -73,7 +73,7 @@ DIM = re.compile(r"(?<=[<x])\d+(?=x)")
 ELEMENT = re.compile(r"\b(f32|i32|i1)\b")
 INT_LIST = re.compile(r"\[(-?\d+(?:, *-?\d+)*)?\]")
 FLOAT = re.compile(r"-?\d+\.\d*(?:[eE][+-]?\d+)?|0x[0-9A-Fa-f]+")
-OP_NAME = re.compile(r"\bgrad\.[a-z0-9]+\b")
+OP_NAME = re.compile(r"\bgrad\.[a-z0-9_]+\b")
 
 GRAD_OPS = [*INVENTORY, "nosuchop"]
 """What `change_op` renames an op to: every op of the dialect, and one that

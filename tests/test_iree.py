@@ -60,6 +60,7 @@ from gradopt.dialect.context import make_context
 from gradopt.dialect.differentiation import DifferentiationOp
 from gradopt.dialect.ops import LoadOp, StoreOp
 from gradopt.passes.convert_grad_to_standard import PATTERNS
+from gradopt.passes.lower_indexing import INDEXING_PATTERNS
 from gradopt.tools import grad_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -336,9 +337,33 @@ func.func @main(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>, %n: tensor<2x3xi32>,
   %bcol = grad.slice %flipb [0, 0] [2, 1] [1, 1] : tensor<2x3xi1> to tensor<2x1xi1>
   %catb = grad.concat %bcol, %bcol, %bcol [1]
     : tensor<2x1xi1>, tensor<2x1xi1>, tensor<2x1xi1> to tensor<2x3xi1>
-  %out = grad.add %cat, %mul : tensor<2x3xf32>
-  %outi = grad.add %cati2, %wherei : tensor<2x3xi32>
-  %outb = grad.and %catb, %detachb : tensor<2x3xi1>
+  %i3 = grad.iota [0] : tensor<3xi32>
+  %r3 = grad.reverse %i3 [0] : tensor<3xi32>
+  %ones3 = grad.const 1 : tensor<3xi32>
+  %iof = grad.iota [0] : tensor<2x3xf32>
+  %io = grad.iota [1] : tensor<2x3xi32>
+  %o3 = grad.argsort %sum [0] : tensor<3xf32> to tensor<3xi32>
+  %order = grad.argsort %x [1] : tensor<2x3xf32> to tensor<2x3xi32>
+  %orderi = grad.argsort %n [0] : tensor<2x3xi32> to tensor<2x3xi32>
+  %g = grad.gather %x, %r3 [1] : tensor<2x3xf32>, tensor<3xi32> to tensor<2x3xf32>
+  %gi = grad.gather %n, %o3 [1] : tensor<2x3xi32>, tensor<3xi32> to tensor<2x3xi32>
+  %gb = grad.gather %b, %r3 [1] : tensor<2x3xi1>, tensor<3xi32> to tensor<2x3xi1>
+  %sc = grad.scatter_add %x, %ones3, %y [1]
+    : tensor<2x3xf32>, tensor<3xi32>, tensor<2x3xf32> to tensor<2x3xf32>
+  %sci = grad.scatter_add %n, %o3, %m [1]
+    : tensor<2x3xi32>, tensor<3xi32>, tensor<2x3xi32> to tensor<2x3xi32>
+  %ix = grad.add %g, %sc : tensor<2x3xf32>
+  %ix2 = grad.add %ix, %iof : tensor<2x3xf32>
+  %ixi = grad.add %gi, %sci : tensor<2x3xi32>
+  %ixi2 = grad.add %ixi, %order : tensor<2x3xi32>
+  %ixi3 = grad.add %ixi2, %orderi : tensor<2x3xi32>
+  %ixi4 = grad.add %ixi3, %io : tensor<2x3xi32>
+  %mulx = grad.add %mul, %ix2 : tensor<2x3xf32>
+  %wherex = grad.add %wherei, %ixi4 : tensor<2x3xi32>
+  %detachx = grad.and %detachb, %gb : tensor<2x3xi1>
+  %out = grad.add %cat, %mulx : tensor<2x3xf32>
+  %outi = grad.add %cati2, %wherex : tensor<2x3xi32>
+  %outb = grad.and %catb, %detachx : tensor<2x3xi1>
   func.return %out, %outi, %outb, %batched, %batched2
     : tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xi1>, tensor<2x3x3xf32>,
       tensor<2x2x4x4xf32>
@@ -363,7 +388,7 @@ def test_one_lowering_pattern_per_op() -> None:
         op.name for op in Grad.operations if not issubclass(op, unlowered)
     }
     lowered = []
-    for pattern in PATTERNS:
+    for pattern in (*PATTERNS, *INDEXING_PATTERNS):
         alone = module.clone()
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(alone)
         after = grad_op_counts(alone)
