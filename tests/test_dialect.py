@@ -40,6 +40,7 @@ from xdsl.transforms.common_subexpression_elimination import (
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import VerifyException
 
+import gradopt.autodiff  # noqa: F401 (provides the path check the verifier promises)
 from gradopt.dialect import Grad
 from gradopt.dialect.differentiation import GradientOp, JvpOp, VjpOp
 from gradopt.dialect.ops import (
