@@ -45,7 +45,8 @@ func.func @reversed(%a: tensor<3xf32>, %ct: tensor<3xf32>) -> tensor<3xf32> {
 
 // -----
 
-// A computed pad value: tensor.pad has a rule only for a literal pad value.
+// A pad value on the path: tensor.pad's pad value, yielded by its region,
+// gets no share.
 func.func @pad_value(%a: tensor<2xf32>, %v: f32, %ct: tensor<4xf32>) -> f32 {
   %w = math.exp %v : f32
   %p = tensor.pad %a low[1] high[1] {
@@ -56,12 +57,15 @@ func.func @pad_value(%a: tensor<2xf32>, %v: f32, %ct: tensor<4xf32>) -> f32 {
   func.return %g : f32
 }
 
-// CHECK:      upstream_invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.vjp' op 'tensor.pad' lies on the path from the target to the loss and has no gradient rule: its pad value is computed (only a literal pad value has a rule)
+// CHECK:      upstream_invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.vjp' op 'tensor.pad' reads a value on the path from the target to the loss inside its region ('tensor.yield'), and only its operands are differentiated
 // CHECK-NEXT:   %g = grad.vjp %p, %ct wrt %v : tensor<4xf32>, f32
 // CHECK-NEXT:   ^
 // CHECK-NEXT: upstream_invalid.mlir:[[# @LINE - 11]]:3: note: 'tensor.pad' is here
 // CHECK-NEXT:   %p = tensor.pad %a low[1] high[1] {
 // CHECK-NEXT:   ^
+// CHECK-NEXT: upstream_invalid.mlir:[[# @LINE - 12]]:5: note: the value is read here
+// CHECK-NEXT:     tensor.yield %w : f32
+// CHECK-NEXT:     ^
 // CHECK-NEXT: {{//}} -----
 
 // -----
