@@ -12,6 +12,7 @@ import numpy as np
 from gradopt.dialect.ops import (
     AddOp,
     AndOp,
+    BitcastOp,
     BroadcastOp,
     CastOp,
     CmpEqOp,
@@ -34,6 +35,8 @@ from gradopt.dialect.ops import (
     ReduceOp,
     ReshapeOp,
     ReverseOp,
+    ShlOp,
+    ShrOp,
     SinOp,
     SliceOp,
     SqrtOp,
@@ -106,6 +109,14 @@ def rem(a: Array, b: Array) -> Array:
     return emit(ModOp(a.value, b.value))
 
 
+def shift_left(a: Array, b: Array) -> Array:
+    return emit(ShlOp(a.value, b.value))
+
+
+def shift_right_arithmetic(a: Array, b: Array) -> Array:
+    return emit(ShrOp(a.value, b.value))
+
+
 def bitwise_and(a: Array, b: Array) -> Array:
     return emit(AndOp(a.value, b.value))
 
@@ -121,6 +132,11 @@ def bitwise_xor(a: Array, b: Array) -> Array:
 def convert(x: Array, dtype: np.dtype) -> Array:
     """`grad.cast` to `dtype` (to x's own dtype it is a copy of x)."""
     return emit(CastOp(x.value, tensor(dtype, x.shape)))
+
+
+def bitcast_convert_type(x: Array, dtype: np.dtype) -> Array:
+    """`grad.bitcast`: the bits of f32 as i32 or back."""
+    return emit(BitcastOp(x.value, tensor(dtype, x.shape)))
 
 
 def stop_gradient(x: Array) -> Array:

@@ -167,10 +167,15 @@ def minimum(a: ArrayLike, b: ArrayLike) -> Array:
 
 
 def absolute(x: ArrayLike) -> Array:
-    """`max(x, -x)`: at 0 the tie splits the gradient, which gives 0 (as
-    JAX's `sign(0)`)."""
+    """For floats `where(x < 0, -x, x) + 0.0`: the derivative is 1 at ±0, as
+    in JAX, and `+ 0.0` changes nothing but -0.0, into NumPy's +0.0."""
     x = asarray(x)
-    return x if x.dtype == BOOL else lax.max(x, lax.neg(x))
+    if x.dtype == BOOL:
+        return x
+    if x.dtype == INT32:
+        return lax.max(x, lax.neg(x))
+    flipped = lax.select(lax.lt(x, full(x.shape, 0.0)), lax.neg(x), x)
+    return lax.add(flipped, full(x.shape, 0.0))
 
 
 def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
