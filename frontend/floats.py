@@ -240,7 +240,8 @@ def power(a: ArrayLike, b: ArrayLike) -> Array:
         return integer_power(a, b)
     if isinstance(b, float) and b == 0.5:
         x = floating(a)  # sqrt(-0.0) is -0.0 and sqrt(-inf) NaN; pow gives +0, inf
-        return add(where(equal(x, -math.inf), math.inf, sqrt(x)), 0.0)
+        low = equal(x, -math.inf)
+        return where(low, math.inf, sqrt(add(where(low, 1.0, x), 0.0)))
     return _float_power(*operands(a, b, dtype=FLOAT32))
 
 
@@ -253,26 +254,39 @@ def _float_power(a: Array, b: Array) -> Array:
     )
     negative_base = signbit(a)
     m = where(negative_base, negative(a), a)
-    zero = equal(m, 0.0)
-    core = lax.exp2(lax.mul(b, lax.log2(where(zero, 1.0, m))))
-    zm = where(zero, m, 1.0)  # the zero branch sees 1 elsewhere: finite slopes
-    at_zero = where(
-        equal(b, 1.0),
-        zm,
+    edge = bitwise_or(equal(m, 0.0), equal(m, math.inf))
+    core = lax.exp2(lax.mul(b, lax.log2(where(edge, 1.0, m))))
+
+    def on_edge(holds: Array) -> Array:
+        """m where the edge branch `holds` is taken, 1 elsewhere (finite
+        slopes in the branches a `where` discards)."""
+        return where(bitwise_and(edge, holds), m, 1.0)
+
+    big, positive = greater(b, 1.0), greater(b, 0.0)
+    squared, root = on_edge(big), on_edge(bitwise_and(positive, less(b, 1.0)))
+    inverted = on_edge(less(b, 0.0))
+    at_edge = where(
+        big,
+        multiply(squared, squared),
         where(
-            greater(b, 1.0),
-            multiply(zm, 0.0),
-            where(greater(b, 0.0), sqrt(zm), reciprocal(zm)),
+            equal(b, 1.0),
+            m,
+            where(positive, sqrt(root), reciprocal(inverted)),
         ),
     )
-    r = where(zero, at_zero, core)
+    r = where(edge, at_edge, core)
     r = where(bitwise_and(negative_base, odd), negative(r), r)
     finite_negative = bitwise_and(less(a, 0.0), greater(a, -math.inf))
     r = where(bitwise_and(finite_negative, invert(whole)), math.nan, r)
     unit = equal(m, 1.0)
     r = where(bitwise_and(unit, equal(absolute(b), math.inf)), 1.0, r)
-    r = where(bitwise_or(not_equal(a, a), not_equal(b, b)), math.nan, r)
-    return where(bitwise_or(equal(b, 0.0), equal(a, 1.0)), 1.0, r)
+    nan_b = not_equal(b, b)
+    r = where(nan_b, math.nan, r)
+    ones = bitwise_or(
+        bitwise_and(equal(b, 0.0), bitwise_or(edge, not_equal(a, a))),
+        bitwise_and(equal(a, 1.0), nan_b),
+    )
+    return where(ones, 1.0, r)
 
 
 float_power = power

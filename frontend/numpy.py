@@ -283,13 +283,13 @@ def arcsinh(x: ArrayLike) -> Array:
 
 
 def arccosh(x: ArrayLike) -> Array:
-    """`log1p((x - 1) + sqrt((x + 1)(x - 1)))`, `log(x) + log 2` where the
-    product would overflow; NaN below 1."""
+    """`log1p((x - 1) + sqrt(x + 1) · sqrt(x - 1))`, `log(x) + log 2` where x²
+    would overflow; NaN below 1 (the root of x - 1)."""
     x = floating(x)
     large = greater_equal(x, _SQRT_MAX)
     small, big = where(large, 1.0, x), where(large, x, 1.0)
     below = subtract(small, 1.0)
-    near = log1p(add(below, sqrt(multiply(add(small, 1.0), below))))
+    near = log1p(add(below, multiply(sqrt(add(small, 1.0)), sqrt(below))))
     return where(large, add(log(big), LN2), near)
 
 

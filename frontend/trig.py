@@ -40,12 +40,9 @@ def _magnitude(x: Array) -> tuple[Array, Array]:
 def _atan_nonnegative(t: Array) -> Array:
     """atan(t) for t ≥ 0 (or NaN): Cephes' reduction by π/2 or π/4."""
     big, mid = greater(t, _TAN_3PI_8), greater(t, _TAN_PI_8)
-    safe_big = where(big, t, 1.0)
-    z = where(
-        big,
-        negative(reciprocal(safe_big)),
-        where(mid, multiply(subtract(t, 1.0), reciprocal(add(t, 1.0))), t),
-    )
+    safe_big, safe_mid = where(big, t, 1.0), where(big, 1.0, t)
+    reduced = multiply(subtract(safe_mid, 1.0), reciprocal(add(safe_mid, 1.0)))
+    z = where(big, negative(reciprocal(safe_big)), where(mid, reduced, t))
     zz = multiply(z, z)
     p = multiply(zz, _ATAN[0])
     for c in _ATAN[1:]:
@@ -80,8 +77,9 @@ def arctan2(y: ArrayLike, x: ArrayLike) -> Array:
 
 
 def _cosine_side(x: Array) -> Array:
-    """sqrt(1 - x²) as `sqrt((1 - x)(1 + x))`, exact in its factors."""
-    return sqrt(multiply(subtract(1.0, x), add(1.0, x)))
+    """sqrt(1 - x²) as `sqrt(1 - x) · sqrt(1 + x)`, exact in the differences,
+    and with the slope ∓inf at ±1 (not 0 · inf, as a product under one root)."""
+    return multiply(sqrt(subtract(1.0, x)), sqrt(add(1.0, x)))
 
 
 def arcsin(x: ArrayLike) -> Array:

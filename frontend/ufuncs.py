@@ -167,14 +167,17 @@ def minimum(a: ArrayLike, b: ArrayLike) -> Array:
 
 
 def absolute(x: ArrayLike) -> Array:
-    """For floats `where(x < 0, -x, x) + 0.0`: the derivative is 1 at ±0, as
-    in JAX, and `+ 0.0` changes nothing but -0.0, into NumPy's +0.0."""
+    """For floats `where(x >= 0, x, -x) + 0.0`: the derivative is 1 at ±0 and
+    -1 at NaN, as in JAX, and `+ 0.0` changes nothing but -0.0, into NumPy's
+    +0.0."""
     x = asarray(x)
     if x.dtype == BOOL:
         return x
     if x.dtype == INT32:
         return lax.max(x, lax.neg(x))
-    flipped = lax.select(lax.lt(x, full(x.shape, 0.0)), lax.neg(x), x)
+    zero = full(x.shape, 0.0)
+    at_least_zero = lax.bitwise_or(lax.lt(zero, x), lax.eq(x, zero))
+    flipped = lax.select(at_least_zero, x, lax.neg(x))
     return lax.add(flipped, full(x.shape, 0.0))
 
 
