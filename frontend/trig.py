@@ -65,7 +65,7 @@ def arctan2(y: ArrayLike, x: ArrayLike) -> Array:
     x_negative, ax = _magnitude(x)
     steep = greater(ay, ax)
     num, den = where(steep, ax, ay), where(steep, ay, ax)
-    zero = equal(den, 0.0)
+    zero = bitwise_and(equal(den, 0.0), equal(num, 0.0))  # not for a NaN
     infinite = bitwise_and(equal(num, math.inf), equal(den, math.inf))
     plain = bitwise_or(zero, infinite)
     ratio = multiply(num, reciprocal(where(plain, 1.0, den)))
