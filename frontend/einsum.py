@@ -134,10 +134,17 @@ def _contract(
     return reshape(product, shape), batch + rows + columns
 
 
-def einsum(subscripts: str, *operands: ArrayLike, **_: object) -> Array:
-    """NumPy's and JAX's `einsum` (subscripts given as a string; `optimize`
-    and `precision` are accepted and ignored: the order is left to right),
-    in float32."""
+def einsum(
+    subscripts: str,
+    *operands: ArrayLike,
+    optimize: object = None,
+    precision: object = None,
+    preferred_element_type: object = None,
+) -> Array:
+    """NumPy's and JAX's `einsum` (subscripts given as a string), in float32.
+    `optimize`, `precision` and `preferred_element_type` are accepted for
+    JAX's signature and have no effect: operands are contracted left to
+    right."""
     if not isinstance(subscripts, str):
         raise error("einsum: give the subscripts as a string ('ij,jk->ik')")
     xs = [floating(x) for x in operands]

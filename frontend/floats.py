@@ -130,14 +130,6 @@ def _round_half_even(x: Array) -> Array:
     return _with_sign_of(where(up, add(f, 1.0), f), x)
 
 
-around = round
-fix = trunc
-
-
-def rint(x: ArrayLike) -> Array:
-    return round(x)
-
-
 def _with_derivative(value: Array, linear: Array) -> Array:
     """`value` (exact bits, no derivative of its own) with the derivative of
     `linear`: `value + -(detach(linear) - linear)`, whose second term is -0.0
@@ -221,22 +213,19 @@ def remainder(a: ArrayLike, b: ArrayLike) -> Array:
     return where(flip, add(r, b), r)
 
 
-mod = remainder
-
-
 def power(a: ArrayLike, b: ArrayLike) -> Array:
     """`a ** b` with C's (and NumPy's, and JAX's) special values.
 
     A Python integer exponent is repeated multiplication (`ufuncs.power`);
     otherwise `exp2(b · log2|a|)` with the sign and the special cases of C's
     `pow` by `where`: `x ** 0 = 1 = 1 ** y` (NaN too), negative bases to
-    integral powers, `(±0) ** y` and `(±inf) ** y`. At a = 0 the derivative
-    in `a` is the limit of `b · a^(b-1)` (0, 1 or ±inf) and the one in `b`
-    is 0, as in JAX."""
+    integral powers, `(±0) ** y` and `(±inf) ** y`. At |a| = 0 and inf the
+    value and the derivative in `a` come from `a²`, `a`, `sqrt(a)` or `1/a`
+    (for b > 1, = 1, in (0, 1), < 0), which have C's values there and the
+    limits of `b · a^(b-1)` as slopes; the derivative in `b` is 0 there."""
     b = python_number(b)
-    if isinstance(b, bool) or (
-        is_scalar(b) and (isinstance(b, int) or (b.is_integer() and abs(b) <= 2**31))
-    ):
+    b = int(b) if isinstance(b, bool) else b
+    if is_scalar(b) and (isinstance(b, int) or (b.is_integer() and abs(b) <= 2**31)):
         return integer_power(a, b)
     if isinstance(b, float) and b == 0.5:
         x = floating(a)  # sqrt(-0.0) is -0.0 and sqrt(-inf) NaN; pow gives +0, inf
@@ -287,6 +276,3 @@ def _float_power(a: Array, b: Array) -> Array:
         bitwise_and(equal(a, 1.0), nan_b),
     )
     return where(ones, 1.0, r)
-
-
-float_power = power

@@ -907,3 +907,22 @@ def test_mistakes_are_located_errors(name: str) -> None:
         GradoptError, match=f"^{__file__}:\\d+:\\d+: error: .*{message}"
     ):
         gradopt.jit(mistake)(f32(3, 4))
+
+
+def test_second_derivatives_of_the_composites() -> None:
+    """The composites differentiate twice (the exact parts are detached, the
+    derivative is carried by ops that have rules): power, arctan2, fmod."""
+
+    def second(x: Any) -> Any:
+        return [
+            gradopt.grad(gradopt.grad(f))(x)
+            for f in (
+                lambda x: x**1.7,
+                lambda x: gnp.arctan2(x, 1.5),
+                lambda x: gnp.fmod(x * x, 1.5),
+            )
+        ]
+
+    got = gradopt.jit(second)(np.float32(0.7))
+    want = [1.7 * 0.7 * 0.7**-0.3, -2 * 0.7 * 1.5 / (0.7**2 + 1.5**2) ** 2, 2.0]
+    np.testing.assert_allclose(got, want, rtol=1e-4)  # a polynomial's 2nd derivative
