@@ -342,7 +342,7 @@ def test_rounding_and_abs_are_bit_exact_with_signed_zeros() -> None:
         got, want = gradopt.jit(getattr(gnp, name))(x), getattr(np, name)(x)
         assert np.array_equal(got, want, equal_nan=True), name
         assert np.array_equal(np.signbit(got[:-1]), np.signbit(want[:-1])), name
-    assert 1 / gradopt.jit(gnp.abs)(np.float32(0.0)) == np.inf
+    assert not np.signbit(gradopt.jit(gnp.abs)(np.float32(-0.0)))
 
 
 def _grid() -> tuple[np.ndarray, np.ndarray]:
@@ -408,9 +408,9 @@ def test_binary_values_against_numpy(name: str) -> None:
     _, reference, _ = BINARY[name]
     a, b = _wide(name)
     got = _binary()[name][0]
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # float32 overflows and underflows here
         want = reference(a.astype(np.float64), b.astype(np.float64))
-    want = want.astype(np.float32)  # where float32 overflows or underflows
+        want = want.astype(np.float32)
     np.testing.assert_allclose(got, want, rtol=2e-6, equal_nan=True)
     if name in ("fmod", "remainder"):
         with np.errstate(all="ignore"):
