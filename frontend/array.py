@@ -264,11 +264,17 @@ class Array:
     def all(self, axis: Axis = None, keepdims: bool = False) -> Array:
         return _NUMPY["all"](self, axis, keepdims=keepdims)
 
-    def argmax(self, axis: int | None = None) -> Array:
-        return _NUMPY["argmax"](self, axis)
+    def argmax(self, axis: int | None = None, keepdims: bool = False) -> Array:
+        return _NUMPY["argmax"](self, axis, keepdims=keepdims)
 
-    def argmin(self, axis: int | None = None) -> Array:
-        return _NUMPY["argmin"](self, axis)
+    def argmin(self, axis: int | None = None, keepdims: bool = False) -> Array:
+        return _NUMPY["argmin"](self, axis, keepdims=keepdims)
+
+    @property
+    def at(self) -> Any:
+        """JAX's `x.at[idx].set(v)`, `.add(v)`, `.multiply(v)`, `.get()`:
+        out-of-place updates of the elements `x[idx]` selects."""
+        return _NUMPY["at"](self)
 
     def trace(
         self, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None

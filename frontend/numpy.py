@@ -12,12 +12,14 @@ share, and zero times infinity is NaN (the "double where" rule).
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import DTypeLike
 
+from gradopt.dialect.types import fits_i32
 from gradopt.frontend import lax
 from gradopt.frontend.arrange import (
     COPYING_PAD_MODES,
@@ -57,7 +59,6 @@ from gradopt.frontend.floats import (
     signbit,
     trunc,
 )
-from gradopt.frontend.indexing import getitem
 from gradopt.frontend.lax_numpy import (
     asarray,
     astype,
@@ -90,6 +91,18 @@ from gradopt.frontend.reductions import (
     var,
 )
 from gradopt.frontend.scan import cummax, cummin, cumprod, cumsum, scan
+from gradopt.frontend.selection import (
+    IndexUpdateHelper,
+    argsort,
+    getitem,
+    integral_range,
+    sort,
+    take,
+    take_along_axis,
+    top_k,
+    tril,
+    triu,
+)
 from gradopt.frontend.trace import error
 from gradopt.frontend.trig import arccos, arcsin, arctan, arctan2
 from gradopt.frontend.ufuncs import (
@@ -497,11 +510,41 @@ def arange(
     step: Scalar = 1,
     dtype: DTypeLike | None = None,
 ) -> Array:
-    check_size("arange", (_arange_count(start, stop, step),), INT32)
+    """`numpy.arange`; integral values that fit int32 are a `grad.iota`
+    (O(1) in the trace whatever the count), others NumPy's values."""
+    count = _arange_count(start, stop, step)
+    check_size("arange", (count,), INT32)
+    if (found := _integral(start, stop, step, count)) is not None:
+        first, integral_dtype = found
+        target = integral_dtype if dtype is None else canonical_dtype(dtype)
+        return integral_range(first, int(step), count, target)
     values = _numpy("arange", lambda: np.arange(start, stop, step))
     if dtype is None:
         dtype = INT32 if values.dtype.kind in "iu" else FLOAT32
     return constant(values.astype(canonical_dtype(dtype)))
+
+
+def _integral(
+    start: Scalar, stop: Scalar | None, step: Scalar, count: int
+) -> tuple[int, np.dtype] | None:
+    """The first value and default dtype of an arange whose values are
+    integers within int32, which `start + step * i` in int32 gives exactly;
+    None otherwise."""
+    ends = [start, step] if stop is None else [start, stop, step]
+    if not builtins.all(
+        isinstance(v, int | float | np.integer | np.floating) for v in ends
+    ):
+        return None
+    first = 0 if stop is None else start
+    if isinstance(first, bool) or not count or float(first) != int(first):
+        return None
+    if float(step) != int(step):
+        return None
+    last = int(first) + int(step) * (count - 1)
+    if not (fits_i32(int(first)) and fits_i32(last)):
+        return None
+    integral = builtins.all(isinstance(v, int | np.integer) for v in ends)
+    return int(first), INT32 if integral else FLOAT32
 
 
 def _arange_count(start: Scalar, stop: Scalar | None, step: Scalar) -> int:
@@ -561,6 +604,7 @@ __all__ = [
     "arctanh",
     "argmax",
     "argmin",
+    "argsort",
     "array",
     "array_split",
     "asarray",
@@ -660,6 +704,7 @@ __all__ = [
     "sin",
     "sinh",
     "size",
+    "sort",
     "split",
     "sqrt",
     "square",
@@ -669,11 +714,16 @@ __all__ = [
     "subtract",
     "sum",
     "swapaxes",
+    "take",
+    "take_along_axis",
     "tan",
     "tanh",
     "tile",
+    "top_k",
     "trace",
     "transpose",
+    "tril",
+    "triu",
     "true_divide",
     "trunc",
     "var",
@@ -682,4 +732,10 @@ __all__ = [
     "zeros_like",
 ]  # fmt: skip
 
-provide_numpy({**{name: globals()[name] for name in __all__}, "getitem": getitem})
+provide_numpy(
+    {
+        **{name: globals()[name] for name in __all__},
+        "getitem": getitem,
+        "at": IndexUpdateHelper,
+    }
+)

@@ -15,7 +15,6 @@ from gradopt.frontend.array import BOOL, FLOAT32, INT32, Array, ArrayLike, Axis
 from gradopt.frontend.lax_numpy import (
     asarray,
     astype,
-    constant,
     floating,
     full,
     kept_shape,
@@ -179,18 +178,25 @@ def all(x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
     return min(x if x.dtype == BOOL else not_equal(x, 0), axis, keepdims)
 
 
-def argmax(x: ArrayLike, axis: int | None = None) -> Array:
+def argmax(x: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
     """The first index of the maximum (or of a NaN), as int32."""
-    return _arg(asarray(x), axis, max, "argmax")
+    return _arg(asarray(x), axis, max, "argmax", keepdims)
 
 
-def argmin(x: ArrayLike, axis: int | None = None) -> Array:
-    return _arg(asarray(x), axis, min, "argmin")
+def argmin(x: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
+    return _arg(asarray(x), axis, min, "argmin", keepdims)
 
 
 def _arg(
-    x: Array, axis: int | None, extremum: Callable[..., Array], what: str
+    x: Array,
+    axis: int | None,
+    extremum: Callable[..., Array],
+    what: str,
+    keepdims: bool,
 ) -> Array:
+    """With `keepdims`, the reduced axis (every axis for `axis=None`) stays
+    with size 1, as in NumPy and JAX."""
+    shape = x.shape
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     axis = normalize_axis(axis, x.ndim)
@@ -200,6 +206,8 @@ def _arg(
     hit = equal(x, best)
     if x.dtype == FLOAT32:
         hit = bitwise_or(hit, not_equal(x, x))  # the first NaN, as NumPy
-    index = np.arange(x.shape[axis], dtype=np.int32)
-    index = lax.broadcast_in_dim(constant(index), x.shape, [axis])
-    return min(where(hit, index, x.shape[axis]), axis)
+    index = lax.iota(INT32, x.shape, axis)
+    result = min(where(hit, index, x.shape[axis]), axis, keepdims)
+    if keepdims and x.ndim != len(shape):
+        return reshape(result, (1,) * len(shape))
+    return result

@@ -765,8 +765,11 @@ class ConvertGradToStandardPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         _check_expanded(op)
+        from gradopt.passes.lower_indexing import INDEXING_PATTERNS
+
         convert_slots(op)
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(list(PATTERNS)), apply_recursively=False
+            GreedyRewritePatternApplier([*PATTERNS, *INDEXING_PATTERNS]),
+            apply_recursively=False,
         ).rewrite_module(op)
         _check_lowered(op)

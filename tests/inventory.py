@@ -53,6 +53,7 @@ class Form(Enum):
     REVERSE = "%r = grad.reverse %a [dims] : T"
     CONCAT = "%r = grad.concat %a, %b, ... [dim] : T1, T2, ... to T"
     DOT = "%r = grad.dot %a, %b : T1, T2 to T3"
+    INDEXING = "%r = grad.OP %a[, %i, ...] [axis] : T1[, ...] to T (SPEC §3.6)"
     LOAD = "%r = grad.load %slot[indices] : M"
     STORE = "grad.store %x, %slot[indices] : M"
     DIFFERENTIATION = "grad.gradient, grad.vjp, grad.jvp (SPEC §3.4, §5.5, §5.6)"
@@ -229,7 +230,7 @@ def _reduce_exact(op: Operation) -> bool:
 SAMPLE_ARGUMENTS = (
     "%a: tensor<2x3x{S}>, %b: tensor<2x3x{S}>, %c: tensor<2x3xi1>, "
     "%m: tensor<3x2x{S}>, %p: tensor<2x2x3x{S}>, %q: tensor<2x3x2x{S}>, "
-    "%z: tensor<{S}>, %s: memref<2x3x{S}>"
+    "%z: tensor<{S}>, %s: memref<2x3x{S}>, %i: tensor<2xi32>"
 )
 """The arguments a sample line may use: `{S}` is the operand element type."""
 
@@ -616,6 +617,45 @@ ALL_ENTRIES: tuple[Entry, ...] = (
             "%r = grad.concat %a, %b, %a [1] : tensor<2x3x{S}>, tensor<2x3x{S}>, "
             "tensor<2x3x{S}> to tensor<2x9x{R}>",
         ),
+    ),
+    # --- §3.6 indexing and sorting
+    Entry(
+        "gather",
+        Form.INDEXING,
+        2,
+        _same(*_ANY),
+        Derivative.RULES,
+        samples=(
+            "%r = grad.gather %a, %i [1] : tensor<2x3x{S}>, tensor<2xi32> to "
+            "tensor<2x2x{R}>",
+        ),
+    ),
+    Entry(
+        "scatter_add",
+        Form.INDEXING,
+        3,
+        _same(F32, I32),
+        Derivative.RULES,
+        samples=(
+            "%r = grad.scatter_add %a, %i, %b [0] : tensor<2x3x{S}>, tensor<2xi32>, "
+            "tensor<2x3x{S}> to tensor<2x3x{R}>",
+        ),
+    ),
+    Entry(
+        "iota",
+        Form.INDEXING,
+        0,
+        _same(F32, I32),
+        Derivative.DEAD_END,
+        samples=("%r = grad.iota [1] : tensor<2x3x{S}>",),
+    ),
+    Entry(
+        "argsort",
+        Form.INDEXING,
+        1,
+        _to(I32, F32, I32),
+        Derivative.DEAD_END,
+        samples=("%r = grad.argsort %a [1] : tensor<2x3x{S}> to tensor<2x3x{R}>",),
     ),
     # --- §3.3 memory
     Entry(

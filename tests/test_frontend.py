@@ -530,8 +530,10 @@ def test_indexing_mistakes() -> None:
         gradopt.jit(lambda x: x[2])(x)  # out of bounds
     with raises_at("# too many", "too many indices for an array of dimension 2"):
         gradopt.jit(lambda x: x[0, 0, 0])(x)  # too many
-    with raises_at("# fancy", "only basic indexing"):
-        gradopt.jit(lambda x: x[np.array([0, 1])])(x)  # fancy
+    with raises_at("# two arrays", "only one integer-array index"):
+        gradopt.jit(lambda x: x[np.array([0, 1]), [1, 2]])(x)  # two arrays
+    with raises_at("# float", "only basic indexing"):
+        gradopt.jit(lambda x: x[0.5])(x)  # float
     with raises_at("# assignment", "immutable"):
         gradopt.jit(lambda x: x.__setitem__(0, 1.0))(x)  # assignment
 
