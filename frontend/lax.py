@@ -13,6 +13,7 @@ from gradopt.dialect.ops import (
     AddOp,
     AndOp,
     ArgsortOp,
+    BitcastOp,
     BroadcastOp,
     CastOp,
     CmpEqOp,
@@ -38,6 +39,8 @@ from gradopt.dialect.ops import (
     ReshapeOp,
     ReverseOp,
     ScatterAddOp,
+    ShlOp,
+    ShrOp,
     SinOp,
     SliceOp,
     SqrtOp,
@@ -110,6 +113,14 @@ def rem(a: Array, b: Array) -> Array:
     return emit(ModOp(a.value, b.value))
 
 
+def shift_left(a: Array, b: Array) -> Array:
+    return emit(ShlOp(a.value, b.value))
+
+
+def shift_right_arithmetic(a: Array, b: Array) -> Array:
+    return emit(ShrOp(a.value, b.value))
+
+
 def bitwise_and(a: Array, b: Array) -> Array:
     return emit(AndOp(a.value, b.value))
 
@@ -125,6 +136,11 @@ def bitwise_xor(a: Array, b: Array) -> Array:
 def convert(x: Array, dtype: np.dtype) -> Array:
     """`grad.cast` to `dtype` (to x's own dtype it is a copy of x)."""
     return emit(CastOp(x.value, tensor(dtype, x.shape)))
+
+
+def bitcast_convert_type(x: Array, dtype: np.dtype) -> Array:
+    """`grad.bitcast`: the bits of f32 as i32 or back."""
+    return emit(BitcastOp(x.value, tensor(dtype, x.shape)))
 
 
 def stop_gradient(x: Array) -> Array:

@@ -16,10 +16,12 @@ from gradopt.frontend.lax_numpy import (
     asarray,
     astype,
     floating,
+    full,
     kept_shape,
     normalize_axes,
     normalize_axis,
     reshape,
+    transpose,
 )
 from gradopt.frontend.trace import error
 from gradopt.frontend.ufuncs import (
@@ -66,8 +68,40 @@ def prod(
     dtype: DTypeLike | None = None,
     keepdims: bool = False,
 ) -> Array:
-    """`grad.reduce mul`, which has no gradient rule (SPEC §4 rule 5)."""
-    return _accumulate("mul", x, axis, dtype, keepdims)
+    """For float32 a product tree of `grad.mul` (halves multiplied
+    elementwise, log2(n) levels), which can be differentiated and is right
+    with zeros; integers keep `grad.reduce mul` (they carry no gradient)."""
+    x = asarray(x)
+    x = astype(x, dtype or (INT32 if x.dtype == BOOL else x.dtype))
+    if x.dtype != FLOAT32:
+        return _accumulate("mul", x, axis, dtype, keepdims)
+    axes = normalize_axes(axis, x.ndim)
+    kept = [d for i, d in enumerate(x.shape) if i not in axes]
+    order = [i for i in range(x.ndim) if i not in axes] + list(axes)
+    n = math.prod(x.shape[a] for a in axes)
+    flat = reshape(transpose(x, order), (math.prod(kept), n))
+    product = product_tree(flat)
+    shape = kept_shape(tuple(kept), axes, len(axes)) if keepdims else kept
+    return reshape(product, shape)
+
+
+def product_tree(x: Array) -> Array:
+    """The products of the rows of a 2-D float32 x: the first half of the
+    columns times the second, an odd one out carried to the next level."""
+    n = x.shape[1]
+    if n == 0:
+        return full((x.shape[0],), 1.0, FLOAT32)
+    while n > 1:
+        half = n // 2
+        paired = lax.mul(
+            lax.slice(x, [0, 0], [x.shape[0], half], [1, 1]),
+            lax.slice(x, [0, half], [x.shape[0], 2 * half], [1, 1]),
+        )
+        if n % 2:
+            rest = lax.slice(x, [0, n - 1], [x.shape[0], n], [1, 1])
+            paired = lax.concatenate([paired, rest], 1)
+        x, n = paired, half + n % 2
+    return reshape(x, (x.shape[0],))
 
 
 def mean(
