@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gradopt.frontend import (
+        custom_jvp,
+        custom_vjp,
         from_jax,
         grad,
         jit,
@@ -37,7 +39,17 @@ _LAZY = {
     "run": "gradopt.runtime.program",
     "differentiate_module": "gradopt.runtime.differentiate",
     **dict.fromkeys(
-        ["from_jax", "grad", "jit", "jvp", "stop_gradient", "value_and_grad", "vjp"],
+        [
+            "custom_jvp",
+            "custom_vjp",
+            "from_jax",
+            "grad",
+            "jit",
+            "jvp",
+            "stop_gradient",
+            "value_and_grad",
+            "vjp",
+        ],
         "gradopt.frontend",
     ),
 }
@@ -45,6 +57,7 @@ _LAZY = {
 __all__ = ["GradoptError", "Program", "RunResult", "Signature", "run"]
 __all__ += ["differentiate_module"]
 __all__ += ["from_jax", "grad", "jit", "jvp", "stop_gradient", "value_and_grad", "vjp"]
+__all__ += ["custom_jvp", "custom_vjp"]
 
 
 def __getattr__(name: str) -> object:

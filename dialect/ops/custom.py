@@ -6,7 +6,8 @@ functions that the user gives (JAX's `custom_vjp`/`custom_jvp`).
 Its value is `func.call @f(%a, %b)`; the reverse share to each operand is the
 matching result of `@f_vjp(operands..., one cotangent per result)` and the
 tangent of each result the matching result of `@f_jvp(operands..., one tangent
-per operand)` (`gradopt.autodiff.custom` emits those calls). The verifier
+per operand)` (`gradopt.autodiff.rules.custom` applies them by
+copying their bodies). The verifier
 checks the three signatures against the op's own, and names the function that
 does not fit.
 """
