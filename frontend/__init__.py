@@ -11,7 +11,6 @@ as `gradopt.jit` and so on), with `vmap`, `jacfwd`, `jacrev` and `hessian`;
 from gradopt.frontend import numpy  # noqa: F401
 from gradopt.frontend.custom import custom_jvp, custom_vjp
 from gradopt.frontend.from_jax import from_jax
-from gradopt.frontend.vmap import hessian, jacfwd, jacrev, vmap
 from gradopt.frontend.transforms import (
     Lowered,
     Traced,
@@ -22,6 +21,7 @@ from gradopt.frontend.transforms import (
     value_and_grad,
     vjp,
 )
+from gradopt.frontend.vectorize import hessian, jacfwd, jacrev, vmap
 
 __all__ = [
     "Lowered",
