@@ -19,10 +19,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, i64
-from xdsl.dialects.func import ReturnOp
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    ModuleOp,
+    TensorType,
+    i64,
+)
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from gradopt.dialect.differentiation import DifferentiationOp
 from gradopt.dialect.ops import (
     BroadcastOp,
     ConcatOp,
@@ -38,8 +45,9 @@ from gradopt.dialect.ops import (
     WhereOp,
 )
 from gradopt.dialect.ops.conversion import ConversionOp
+from gradopt.dialect.ops.custom import CustomOp
 from gradopt.dialect.types import tensor_type
-from gradopt.frontend.trace import Trace, error
+from gradopt.frontend.trace import Functions, Trace, error
 
 Batched = tuple[SSAValue, bool]
 """A value of the batched function and whether its dim 0 is the batch."""
@@ -171,6 +179,70 @@ def _permuted(value: SSAValue, perm: Sequence[int]) -> TensorType:
     return TensorType(type.get_element_type(), [shape[p] for p in perm])
 
 
+def _custom(b: Batcher, op: Operation, operands: list[Batched]) -> list[SSAValue]:
+    """`grad.custom` of the batched versions of its functions (each made once
+    per batch size), on batched operands."""
+    assert isinstance(op, CustomOp)
+    functions = b.trace.functions
+    names: dict[str | None, str] = {}
+    for mode in (None, "vjp", "jvp"):
+        if (name := op.function(mode)) is not None:
+            key = ("vmap", name, b.size)
+            if key not in functions.known:  # named first: a rule may call f
+                functions.known[key] = functions.fresh(f"{name}_batched")
+                _batched_function(b, name, functions.known[key])
+            names[mode] = functions.known[key]
+    return b.emit(
+        CustomOp(
+            names[None],
+            [b.lift(o) for o in operands],
+            [b.batched_type(t) for t in op.result_types],
+            vjp=names.get("vjp"),
+            jvp=names.get("jvp"),
+        )
+    )
+
+
+def expand_in_module(function: FuncOp, functions: Functions) -> None:
+    """Expand the differentiation ops of `function`, which is not yet in a
+    module, in a module of the trace's functions for that time (the rules of
+    `grad.custom` look its functions up there)."""
+    from gradopt.autodiff.walks import expand_in_program_order
+
+    if not any(isinstance(o, DifferentiationOp) for o in function.walk()):
+        return
+    others = [f for f in functions.ops if f is not function]
+    module = ModuleOp([])
+    for f in [function, *others]:
+        if f.parent is not None:
+            f.detach()
+        module.body.block.add_op(f)
+    try:
+        expand_in_program_order(function, lambda _: True)
+    finally:
+        for f in [function, *others]:
+            f.detach()
+
+
+def _batched_function(b: Batcher, name: str, batched: str) -> None:
+    """The new function `batched` of the module: function `name` with every
+    argument and result batched along dim 0."""
+    functions = b.trace.functions
+    callee = next(f for f in functions.ops if f.sym_name.data == name)
+    expand_in_module(callee, functions)
+    types = [b.batched_type(t) for t in callee.function_type.inputs]
+    inner = Batcher(Trace(types, functions), b.size)
+    block = callee.body.block
+    terminator = block.last_op
+    assert isinstance(terminator, ReturnOp)
+    arguments = [(a, True) for a in inner.trace.block.args]
+    results = batch(inner, block, arguments, terminator.operands)
+    values = [inner.lift(r) for r in results]
+    inner.trace.emit(ReturnOp(*values))
+    signature = (types, [v.type for v in values])
+    functions.ops.append(FuncOp(batched, signature, Region(inner.trace.block)))
+
+
 BATCHING_RULES: dict[type[Operation], Rule] = {
     UfuncOp: _lifting,
     WhereOp: _lifting,
@@ -184,6 +256,7 @@ BATCHING_RULES: dict[type[Operation], Rule] = {
     ConcatOp: _concat,
     ReshapeOp: _reshape,
     DotOp: _dot,
+    CustomOp: _custom,
 }
 """The batching rule of each op type (and of its subclasses)."""
 

@@ -18,10 +18,9 @@ import numpy as np
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Region
 
-from gradopt.autodiff.walks import expand_in_program_order
 from gradopt.dialect.errors import OpError
 from gradopt.frontend.array import FLOAT32, Array, tensor, trace
-from gradopt.frontend.batching import Batcher, batch
+from gradopt.frontend.batching import Batcher, batch, expand_in_module
 from gradopt.frontend.lax_numpy import asarray, full, normalize_axis, reshape
 from gradopt.frontend.numpy import moveaxis
 from gradopt.frontend.trace import error
@@ -99,7 +98,7 @@ def _vmap_traced(
     function = FuncOp("vmap", (block.arg_types, []), Region(block))
     try:
         try:
-            expand_in_program_order(function, lambda _: True)
+            expand_in_module(function, active.functions)
         except OpError as failure:
             raise error(f"vmap: {failure.describe()}") from None
         b = Batcher(active, sizes.pop())

@@ -94,6 +94,18 @@ def test_a_derivative_of_a_custom_derivative() -> None:
     np.testing.assert_allclose(second(x), s * (1 - s), rtol=1e-5)
 
 
+def test_custom_functions_under_vmap_and_the_jacobians() -> None:
+    """Batched, a custom op calls batched copies of its functions."""
+    xs = np.array([[0.5, -1.0], [2.0, 3.0]], np.float32)
+    np.testing.assert_allclose(
+        gradopt.vmap(log1pexp)(xs), np.log1p(np.exp(xs.astype(np.float64))), rtol=1e-6
+    )
+    per_row = gradopt.vmap(gradopt.grad(lambda x: gnp.sum(twice_sin(x))))(xs)
+    np.testing.assert_array_equal(per_row, np.full((2, 2), 2.0))
+    np.testing.assert_array_equal(gradopt.jacrev(twice_sin)(xs[0]), 2 * np.eye(2))
+    np.testing.assert_array_equal(gradopt.jacfwd(twice_sin)(xs[0]), 2 * np.eye(2))
+
+
 def test_trees_several_results_and_integer_operands() -> None:
     @gradopt.custom_vjp
     def scaled(params: Any, n: Any) -> Any:

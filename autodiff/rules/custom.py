@@ -68,7 +68,9 @@ def _apply(
         raise OpError(e.anchor, why, [(op, "'grad.custom' is here")])
     name = op.function(mode)
     assert name is not None
-    callee = SymbolTable.lookup_symbol(op, name)
+    # from the op being expanded: a custom op of a trace in progress (`vmap`'s)
+    # may stand in a block that is in no module yet
+    callee = SymbolTable.lookup_symbol(e.anchor, name)
     assert isinstance(callee, FuncOp)
     if any(isinstance(o, DifferentiationOp) for o in callee.walk()):
         from gradopt.autodiff.walks import expand_in_program_order  # walks use rules
