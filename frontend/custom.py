@@ -21,6 +21,7 @@ the expansion takes from those functions, never from f's body:
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -144,7 +145,7 @@ def _split(
     return body
 
 
-class _Custom:
+class _Custom(ABC):
     """What `custom_vjp` and `custom_jvp` share: the call, which traces the
     function as `grad.custom` inside a trace and runs it as `jit` outside."""
 
@@ -160,10 +161,12 @@ class _Custom:
         self._jitted: Any = None
         self._out_trees: dict[object, list[TreeDef]] = {}
 
+    @abstractmethod
     def rules(
         self, args: tuple[Any, ...], out_tree: list[TreeDef]
     ) -> tuple[Rule | None, Rule | None]:
-        raise NotImplementedError
+        """The vjp and jvp functions' bodies for a call with `args`, whose
+        output structure `out_tree[0]` is once f is traced."""
 
     def __call__(self, *args: Any) -> Any:
         if current_trace() is None:
@@ -280,8 +283,10 @@ class custom_jvp(_Custom):
             if structure != out_tree[0]:
                 raise error("custom_jvp: tangent_out must have the output's structure")
             return [
-                asarray(t, FLOAT32) if y.dtype == FLOAT32 else y
-                for t, y in zip(leaves, flatten(out[0])[0], strict=True)
+                asarray(t, FLOAT32) if y.dtype == FLOAT32 else zeros_of(y.type)
+                for t, y in zip(
+                    leaves, [asarray(y) for y in flatten(out[0])[0]], strict=True
+                )
             ]
 
         def vjp(xs: list[Array], cts: list[Array]) -> list[Array]:
