@@ -344,6 +344,11 @@ def _find_rule_less_op(
                 why := derivative.refuses(node, isinstance(op, JvpOp))
             ):
                 raise OpError(op, why, [(node, f"'{node.name}' is here")])
+            inside = [
+                v for v in inputs(value) if v in reached and v not in node.operands
+            ]
+            if inside:
+                raise _read_inside_error(op, node, inside[0])
             continue
         stores = []
         if isinstance(node, LoadOp):
@@ -353,6 +358,20 @@ def _find_rule_less_op(
                 if v in reached and v in inputs.stores
             ]
         raise no_rule_error(op, node, stores)
+
+
+def _read_inside_error(op: Operation, node: Operation, value: SSAValue) -> OpError:
+    """`node` has a rule for its operands, but an op in its region reads
+    `value`, which lies on the path: that share would be lost (a gather by
+    `tensor.extract` inside a `linalg.generic` body, say)."""
+    reader = next(u.operation for u in value.uses if node.is_ancestor(u.operation))
+    name = display_name(node)
+    return OpError(
+        op,
+        f"'{name}' reads a value on the path from the target to the loss inside "
+        f"its region ('{reader.name}'), and only its operands are differentiated",
+        [(node, f"'{name}' is here"), (reader, "the value is read here")],
+    )
 
 
 def _find_twin(

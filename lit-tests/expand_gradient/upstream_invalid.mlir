@@ -81,3 +81,32 @@ func.func @dynamic(%a: tensor<3xf32>) -> tensor<3xf32> {
 // CHECK-NEXT: upstream_invalid.mlir:[[# @LINE - 10]]:3: note: it is made here
 // CHECK-NEXT:   %c = tensor.cast %a : tensor<3xf32> to tensor<?xf32>
 // CHECK-NEXT:   ^
+
+// -----
+
+// A gather of a tensor on the path inside a body: the generic's rule covers
+// its operands only, so the tensor read by tensor.extract would get no share.
+func.func @gather(%a: tensor<4xf32>, %table: tensor<4xf32>, %ct: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %c3 = arith.constant 3 : index
+    %r = arith.subi %c3, %i : index
+    %v = tensor.extract %table[%r] : tensor<4xf32>
+    %q = arith.mulf %v, %x : f32
+    linalg.yield %q : f32
+  } -> tensor<4xf32>
+  %g = grad.vjp %y, %ct wrt %table : tensor<4xf32>, tensor<4xf32>
+  func.return %g : tensor<4xf32>
+}
+
+// CHECK:      upstream_invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.vjp' op 'linalg.generic' reads a value on the path from the target to the loss inside its region ('tensor.extract'), and only its operands are differentiated
+// CHECK-NEXT:   %g = grad.vjp %y, %ct wrt %table : tensor<4xf32>, tensor<4xf32>
+// CHECK-NEXT:   ^
+// CHECK-NEXT: upstream_invalid.mlir:[[# @LINE - 16]]:3: note: 'linalg.generic' is here
+// CHECK-NEXT:   %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+// CHECK-NEXT:   ^
+// CHECK-NEXT: upstream_invalid.mlir:[[# @LINE - 14]]:5: note: the value is read here
+// CHECK-NEXT:     %v = tensor.extract %table[%r] : tensor<4xf32>
+// CHECK-NEXT:     ^
