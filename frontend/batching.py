@@ -113,7 +113,9 @@ def _shifted(*names: str) -> Rule:
 
     def rule(b: Batcher, op: Operation, operands: list[Batched]) -> list[SSAValue]:
         assert isinstance(op, ListOp)
-        shifted = {n: _ints([d + 1 for d in op.ints(n)]) for n in names}
+        shifted: dict[str, Attribute] = {
+            n: _ints([d + 1 for d in op.ints(n)]) for n in names
+        }
         return b.same_op(op, [b.lift(o) for o in operands], shifted)
 
     return rule
@@ -126,7 +128,7 @@ def _prefixed(**first: int | None) -> Rule:
 
     def rule(b: Batcher, op: Operation, operands: list[Batched]) -> list[SSAValue]:
         assert isinstance(op, ListOp)
-        lists = {}
+        lists: dict[str, Attribute] = {}
         for name in op.LISTS:
             values = list(op.ints(name))
             if name in first:

@@ -331,8 +331,8 @@ def _rule_jaxpr(eqn: Any, mode: str) -> Any:
         return [found.get(i, jax.numpy.zeros_like(p)) for i, p in enumerate(primals)]
 
     def jvp(primals: list[Any], tangents: list[Any]) -> list[Any]:
-        chosen = [[x[i] for i in floats] for x in (primals, tangents)]
-        return list(jax.jvp(of_floats(primals), *chosen)[1])
+        chosen = [primals[i] for i in floats], [tangents[i] for i in floats]
+        return list(jax.jvp(of_floats(primals), chosen[0], chosen[1])[1])
 
     if mode == "vjp":
         return jax.make_jaxpr(vjp)(ins, outs)

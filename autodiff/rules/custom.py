@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import TensorType, f32
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation, OpResult, SSAValue
 from xdsl.traits import SymbolTable
 
 from gradopt.autodiff.emitter import Emitter
@@ -89,9 +89,15 @@ def _apply(
     raise OpError(op, f"@{name} has no func.return")
 
 
+def _result_index(e: Emitter, op: CustomOp) -> int:
+    """Which result of `op` the walk calls the rule for."""
+    assert isinstance(e.result, OpResult) and e.result.op is op
+    return e.result.index
+
+
 def _reverse(e: Emitter, op: Operation, g: SSAValue) -> Sequence[Share | None]:
     assert isinstance(op, CustomOp)
-    index = list(op.results).index(e.result)
+    index = _result_index(e, op)
     made: list[list[SSAValue]] = []
 
     def share(k: int) -> SSAValue:
@@ -114,7 +120,7 @@ def _tangent(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
             for ta, a in zip(t, op.arguments, strict=True)
         ]
         calls[op] = _apply(e, op, "jvp", tangents)
-    return calls[op][list(op.results).index(e.result)]
+    return calls[op][_result_index(e, op)]
 
 
 register_derivative(CustomOp, Derivative(_reverse, _tangent, refuses=_refuses))
