@@ -1,9 +1,10 @@
 """`custom_vjp` and `custom_jvp`: functions whose derivatives the user gives,
 emitted as `grad.custom` (SPEC §3.7) with JAX's semantics and signatures.
 
-The function, its vjp and its jvp are each traced once per call site into a
-`func.func` of the module being traced (`Trace.functions`), and the call site
-becomes `grad.custom @f(operands) vjp @f_vjp jvp @f_jvp`, whose derivatives
+The function, its vjp and its jvp are each traced once per signature into a
+`func.func` of the module being traced (`Trace.functions`; in a trace of their
+own, so they cannot read the caller's traced arrays: those are arguments), and
+each call becomes `grad.custom @f(operands) vjp @f_vjp jvp @f_jvp`, whose derivatives
 the expansion takes from those functions, never from f's body:
 
 - `custom_vjp`: the vjp function runs `fwd` on the operands and `bwd` on its
@@ -152,8 +153,8 @@ class _Custom(ABC):
     def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int]) -> None:
         if nondiff_argnums:
             raise error(
-                f"{type(self).__name__}: nondiff_argnums is not supported: close "
-                "over the non-differentiable values instead"
+                f"{type(self).__name__}: nondiff_argnums is not supported: pass "
+                "such values as ordinary arguments (with a None cotangent)"
             )
         self.fun = fun
         self.__name__ = getattr(fun, "__name__", type(fun).__name__)
