@@ -18,7 +18,7 @@ from xdsl.traits import ConstantLike, is_side_effect_free
 
 from gradopt.autodiff.registry import derivative_of, why_no_rule
 from gradopt.autodiff.upstream import is_dynamic, is_f32_value
-from gradopt.dialect.differentiation import DifferentiationOp
+from gradopt.dialect.differentiation import DifferentiationOp, JvpOp
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.ops import LoadOp, ReduceOp, StoreOp
 from gradopt.dialect.verifier import verification_memo
@@ -339,7 +339,11 @@ def _find_rule_less_op(
         node = value.op
         if isinstance(node, DifferentiationOp):
             continue
-        if derivative_of(node) is not None:
+        if (derivative := derivative_of(node)) is not None:
+            if derivative.refuses is not None and (
+                why := derivative.refuses(node, isinstance(op, JvpOp))
+            ):
+                raise OpError(op, why, [(node, f"'{node.name}' is here")])
             inside = [
                 v for v in inputs(value) if v in reached and v not in node.operands
             ]

@@ -57,6 +57,7 @@ class Form(Enum):
     LOAD = "%r = grad.load %slot[indices] : M"
     STORE = "grad.store %x, %slot[indices] : M"
     DIFFERENTIATION = "grad.gradient, grad.vjp, grad.jvp (SPEC §3.4, §5.5, §5.6)"
+    CUSTOM = "%r = grad.custom @f(%a, ...) [vjp @f_vjp] [jvp @f_jvp] : (T...) -> R"
 
 
 class Domain(Enum):
@@ -233,6 +234,12 @@ SAMPLE_ARGUMENTS = (
     "%z: tensor<{S}>, %s: memref<2x3x{S}>, %i: tensor<2xi32>"
 )
 """The arguments a sample line may use: `{S}` is the operand element type."""
+
+SAMPLE_FUNCTION = (
+    "func.func @sample_f(%x: tensor<2x3x{S}>) -> tensor<2x3x{S}> {{\n"
+    "  func.return %x : tensor<2x3x{S}>\n}}\n"
+)
+"""A function beside the sample, for the ops that call one (`grad.custom`)."""
 
 
 def _default_samples(form: Form, arity: int) -> tuple[str, ...]:
@@ -701,6 +708,17 @@ ALL_ENTRIES: tuple[Entry, ...] = (
         _same(F32),
         Derivative.EXPANDED,
         samples=("%r = grad.jvp %a wrt %a, %b : tensor<2x3x{S}>, tensor<2x3x{S}>",),
+    ),
+    # --- §3.7 custom derivatives
+    Entry(
+        "custom",
+        Form.CUSTOM,
+        1,
+        _same(*_ANY),
+        Derivative.RULES,
+        samples=(
+            "%r = grad.custom @sample_f(%a) : (tensor<2x3x{S}>) -> tensor<2x3x{S}>",
+        ),
     ),
 )
 

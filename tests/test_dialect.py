@@ -165,7 +165,20 @@ func.func @every_op(%x: tensor<5xf32>, %n: tensor<5xi32>, %b: tensor<5xi1>,
   %g0, %g1 = grad.gradient %sum wrt %m, %x : tensor<f32>, tensor<2x3xf32>, tensor<5xf32>
   %v = grad.vjp %top, %top wrt %m : tensor<2xf32>, tensor<2x3xf32>
   %j = grad.jvp %top wrt %m, %m : tensor<2xf32>, tensor<2x3xf32>
+  %own = grad.custom @id(%x, %n) vjp @id_vjp jvp @id_jvp
+    : (tensor<5xf32>, tensor<5xi32>) -> tensor<5xf32>
   func.return
+}
+func.func @id(%x: tensor<5xf32>, %n: tensor<5xi32>) -> tensor<5xf32> {
+  func.return %x : tensor<5xf32>
+}
+func.func @id_vjp(%x: tensor<5xf32>, %n: tensor<5xi32>, %g: tensor<5xf32>)
+    -> (tensor<5xf32>, tensor<5xi32>) {
+  func.return %g, %n : tensor<5xf32>, tensor<5xi32>
+}
+func.func @id_jvp(%x: tensor<5xf32>, %n: tensor<5xi32>, %t: tensor<5xf32>,
+                  %u: tensor<5xi32>) -> tensor<5xf32> {
+  func.return %t : tensor<5xf32>
 }
 """
 

@@ -396,3 +396,4 @@ def _reduce_derivative(op: Operation) -> Derivative | None:
 for _op_type, _derivative in DERIVATIVES.items():
     register_derivative(_op_type, _derivative)
 register_derivative(ReduceOp, _reduce_derivative)
+import gradopt.autodiff.rules.custom  # noqa: E402, F401  (grad.custom)
