@@ -31,10 +31,13 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from gradopt.dialect.differentiation import DifferentiationOp
 from gradopt.dialect.ops import (
+    AddOp,
     BroadcastOp,
     ConcatOp,
+    ConstOp,
     DotOp,
     ListOp,
+    MulOp,
     PadOp,
     PermuteOp,
     ReduceOp,
@@ -46,6 +49,7 @@ from gradopt.dialect.ops import (
 )
 from gradopt.dialect.ops.conversion import ConversionOp
 from gradopt.dialect.ops.custom import CustomOp
+from gradopt.dialect.ops.indexing import ArgsortOp, GatherOp, IotaOp, ScatterAddOp
 from gradopt.dialect.types import tensor_type
 from gradopt.frontend.trace import Functions, Trace, error
 
@@ -141,10 +145,88 @@ def _prefixed(**first: int | None) -> Rule:
     return rule
 
 
-def _concat(b: Batcher, op: Operation, operands: list[Batched]) -> list[SSAValue]:
-    assert isinstance(op, ConcatOp)
+def _dim_shifted(b: Batcher, op: Operation, operands: list[Batched]) -> list[SSAValue]:
+    """Ops whose one listed dim moves up by one: `concat`, `argsort`."""
+    assert isinstance(op, ListOp)
     dim = IntegerAttr(op.ints("dim")[0] + 1, i64)
     return b.same_op(op, [b.lift(o) for o in operands], {"dim": dim})
+
+
+class _Rows:
+    """An operand of a gather or scatter along `axis` with every example's
+    rows stacked: the batch and the axis moved to the front and merged
+    (`B * n` rows), and each example's indices offset by its first row, so
+    that one op along dim 0 indexes every example's own rows. The rest of
+    the dims keep their order; `unstack` undoes it."""
+
+    def __init__(self, b: Batcher, value: SSAValue, axis: int) -> None:
+        shape = tensor_type(value).get_shape()[1:]
+        self.b, self.n = b, shape[axis]
+        self.perm = [0, axis + 1, *(d + 1 for d in range(len(shape)) if d != axis)]
+        moved = b.emit(PermuteOp(value, self.perm, _permuted(value, self.perm)))[0]
+        self.moved = tensor_type(moved).get_shape()
+        self.stacked = _fold(b, moved, [b.size * self.n, *self.moved[2:]])
+
+    def offset(self, index: SSAValue) -> SSAValue:
+        """`index` (batched) plus `n` times the example's number."""
+        type = tensor_type(index)
+        row = self.b.emit(IotaOp(0, type))[0]
+        n = self.b.emit(ConstOp.splat(self.n, type))[0]
+        first = self.b.emit(MulOp(row, n))[0]
+        return self.b.emit(AddOp(index, first))[0]
+
+    def unstack(self, value: SSAValue) -> SSAValue:
+        split = _fold(self.b, value, self.moved)
+        inverse = [self.perm.index(d) for d in range(len(self.perm))]
+        return self.b.emit(PermuteOp(split, inverse, _permuted(split, inverse)))[0]
+
+
+def _index_order(axis: int, index_rank: int, rest: int) -> list[int]:
+    """From a gather along dim 0 of stacked rows, `[B, index dims, rest]`, to
+    the batched gather's order `[B, rest before axis, index dims, rest after]`."""
+    index = range(1, 1 + index_rank)
+    before = range(1 + index_rank, 1 + index_rank + axis)
+    after = range(1 + index_rank + axis, 1 + index_rank + rest)
+    return [0, *before, *index, *after]
+
+
+def _gather(b: Batcher, op: Operation, operands: list[Batched]) -> list[SSAValue]:
+    """With the same indices for every example, a gather along the next dim;
+    with batched indices, one gather of every example's rows (`_Rows`)."""
+    assert isinstance(op, GatherOp)
+    source, (index, index_batched) = operands
+    axis = op.axis_value
+    if not index_batched:
+        return b.same_op(op, [b.lift(source), index], _axis(axis + 1))
+    rows = _Rows(b, b.lift(source), axis)
+    gathered = b.emit(GatherOp(rows.stacked, rows.offset(index), 0))[0]
+    rank, rest = tensor_type(index).get_num_dims() - 1, len(rows.moved) - 2
+    order = _index_order(axis, rank, rest)
+    return b.emit(PermuteOp(gathered, order, _permuted(gathered, order)))
+
+
+def _scatter_add(b: Batcher, op: Operation, operands: list[Batched]) -> list[SSAValue]:
+    """As `_gather`: a scatter along the next dim, or one scatter into every
+    example's rows; each example's positions keep their order, and no two
+    examples share a row, so every example gets the bits it gets alone."""
+    assert isinstance(op, ScatterAddOp)
+    dest, (index, index_batched), updates = operands
+    axis = op.axis_value
+    if not index_batched:
+        lifted = [b.lift(dest), index, b.lift(updates)]
+        return b.same_op(op, lifted, _axis(axis + 1))
+    rows = _Rows(b, b.lift(dest), axis)
+    rank, rest = tensor_type(index).get_num_dims() - 1, len(rows.moved) - 2
+    order = _index_order(axis, rank, rest)
+    inverse = [order.index(d) for d in range(len(order))]
+    u = b.lift(updates)
+    u = b.emit(PermuteOp(u, inverse, _permuted(u, inverse)))[0]
+    added = b.emit(ScatterAddOp(rows.stacked, rows.offset(index), u, 0))[0]
+    return [rows.unstack(added)]
+
+
+def _axis(axis: int) -> dict[str, Attribute]:
+    return {"axis": IntegerAttr(axis, i64)}
 
 
 def _reshape(b: Batcher, op: Operation, operands: list[Batched]) -> list[SSAValue]:
@@ -255,7 +337,10 @@ BATCHING_RULES: dict[type[Operation], Rule] = {
     PermuteOp: _prefixed(),
     SliceOp: _prefixed(start=0, limit=None, stride=1),
     PadOp: _prefixed(low=0, high=0, interior=0),
-    ConcatOp: _concat,
+    ConcatOp: _dim_shifted,
+    ArgsortOp: _dim_shifted,
+    GatherOp: _gather,
+    ScatterAddOp: _scatter_add,
     ReshapeOp: _reshape,
     DotOp: _dot,
     CustomOp: _custom,

@@ -42,7 +42,24 @@ def _ops(x: Any) -> Any:
     return gnp.sum(z * z, axis=0), counts.T, gnn.softmax(x, axis=-1) @ M.T
 
 
+COLUMNS = np.array([3, 0, 3, 1], np.int32)
+
+
+def _indexing(x: Any) -> Any:
+    """gather, scatter_add and argsort with the same indices for every example
+    and with indices computed from each example (argsort of it)."""
+    order = gnp.argsort(x[:, 0])
+    return (
+        gnp.take(x, COLUMNS, axis=1),
+        gnp.take_along_axis(x, gnp.argsort(x, axis=1), axis=1),
+        x.at[order].add(x * 2.0),
+        x.at[:, COLUMNS].add(1.0),
+        gnp.sort(x, axis=0),
+    )
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "indexing and sorting": _indexing,
     "matmul by a constant": lambda x: gnp.tanh(x @ M.T),
     "constant times a batch": lambda x: M.T @ x,
     "batched matmul": lambda x: x @ x.T,
