@@ -46,6 +46,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from gradopt.dialect.context import make_context
 from gradopt.passes.convert_grad_to_standard import ConvertGradToStandardPass
+from gradopt.runtime.buffers import importable
 from gradopt.support import environment, files
 
 INSTALL_HINT = (
@@ -309,6 +310,13 @@ class IreeModule:
 
     def __init__(self, vmfb: bytes, driver: str = DRIVER):
         runtime = _import("iree.runtime")
+        self.runtime = runtime
+        self.device = _config(driver).device
+        elements = runtime.HalElementType
+        self.element_types = {  # what gradopt's f32 and i32 are to IREE
+            np.dtype(np.float32): elements.FLOAT_32,
+            np.dtype(np.int32): elements.SINT_32,
+        }
         self.context = runtime.SystemContext(config=_config(driver))
         try:
             module = runtime.VmModule.copy_buffer(self.context.instance, vmfb)
@@ -322,7 +330,7 @@ class IreeModule:
     def call(self, entry: str, arguments: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The results of `entry` (its own, then every slot's final value)."""
         try:
-            outputs = self.functions[entry](*arguments)
+            outputs = self.functions[entry](*map(self._imported, arguments))
         except (RuntimeError, ValueError) as error:
             if "RESOURCE_EXHAUSTED" in str(error):
                 raise BackendError(f"IREE ran out of memory running @{entry}") from None
@@ -333,15 +341,44 @@ class IreeModule:
             return []
         if not isinstance(outputs, tuple | list):
             outputs = (outputs,)
+        inputs = [a for a in arguments if isinstance(a, np.ndarray)]
         try:
-            return [
-                np.array(output.to_host() if hasattr(output, "to_host") else output)
-                for output in outputs  # a device array, or a scalar result
-            ]
+            return [self._host(output, inputs) for output in outputs]
         except MemoryError:
             raise BackendError(
                 f"the results of @{entry} do not fit in memory"
             ) from None
+
+    def _imported(self, argument: object) -> object:
+        """An array IREE can read in place as a buffer view of its memory (see
+        `gradopt.runtime.buffers`); anything else as it is, for IREE to copy."""
+        if not (
+            isinstance(argument, np.ndarray)
+            and argument.dtype in self.element_types
+            and importable(argument)
+        ):
+            return argument  # bools too: IREE's conversion of them stays
+        runtime = self.runtime
+        buffer = self.device.allocator.import_host_allocation(
+            argument,
+            memory_type=runtime.MemoryType.DEVICE_LOCAL
+            | runtime.MemoryType.HOST_VISIBLE,
+            allowed_usage=runtime.BufferUsage.DEFAULT,
+        )
+        return runtime.HalBufferView(
+            buffer, argument.shape, self.element_types[argument.dtype]
+        )
+
+    @staticmethod
+    def _host(output: object, inputs: Sequence[np.ndarray]) -> np.ndarray:
+        """A result as a NumPy array: IREE's buffer mapped, not copied, unless
+        it lies in an input's memory."""
+        if not hasattr(output, "to_host"):
+            return np.array(output)  # a scalar result
+        array = output.to_host()  # pyright: ignore[reportAttributeAccessIssue]
+        if any(np.may_share_memory(array, a) for a in inputs):
+            return array.copy()
+        return array
 
 
 def load(module: ModuleOp) -> IreeModule:

@@ -34,6 +34,7 @@ from gradopt.dialect.hints import MISSING_OPS
 from gradopt.dialect.types import Value, dtype_of, is_i1, is_value_type, layout_of
 from gradopt.dialect.verifier import verify_module
 from gradopt.interpreter import Interpreter
+from gradopt.runtime.buffers import aligned_copy, importable
 from gradopt.support import determinism, environment
 from gradopt.support.caches import BoundedCache, module_bytes
 from gradopt.support.diagnostics import (
@@ -318,12 +319,15 @@ class Program:
         _check_flag("in_place", in_place, "True or False")
         known = self.entry(entry)
         signature = known.signature
+        iree = backend == "iree"
         if in_place:
             slot_values = self.in_place_slots(known, slots)
         else:
-            slot_values = self.inputs("slot", known.slots, slots, signature.slot_names)
-        arg_values = self.inputs("arg", known.args, args, signature.arg_names)
-        slot_order, iree = iter(slot_values), backend == "iree"
+            slot_values = self.inputs(
+                "slot", known.slots, slots, signature.slot_names, iree
+            )
+        arg_values = self.inputs("arg", known.args, args, signature.arg_names, iree)
+        slot_order = iter(slot_values)
         # a scalar argument is a NumPy scalar, or a Python number for IREE
         arg_order = (
             value
@@ -389,9 +393,12 @@ class Program:
         layouts: Sequence[_Layout],
         given: Inputs | None,
         names: Sequence[str | None] = (),
+        read_only: bool = False,
     ) -> list[np.ndarray]:
         """Fresh arrays for `layouts`: the given values converted and checked,
-        or zeros; `given` is a sequence, or a mapping by index or by name."""
+        or zeros; `given` is a sequence, or a mapping by index or by name.
+        `read_only`: for a run that only reads its inputs (IREE's), an input
+        is not copied if IREE can read it in place (`checked`)."""
         parameter = f"{kind}s"
         if given is None:
             by_index: dict[int, object] = {}
@@ -414,7 +421,7 @@ class Program:
                 f"indices or names to values, not {type(given).__name__}"
             )
         return [
-            self.checked(kind, i, layout, by_index.get(i))
+            self.checked(kind, i, layout, by_index.get(i), read_only)
             for i, layout in enumerate(layouts)
         ]
 
@@ -470,11 +477,18 @@ class Program:
         return index
 
     def checked(
-        self, kind: str, index: int, layout: _Layout, value: object | None
+        self,
+        kind: str,
+        index: int,
+        layout: _Layout,
+        value: object | None,
+        read_only: bool = False,
     ) -> np.ndarray:
         """A fresh C-ordered array of `layout` holding `value` (`kind`
         `index`: slot 0, say) converted as `numpy.asarray(value, dtype)`
-        converts it, or zeros for None."""
+        converts it, or zeros for None. With `read_only`, `value` itself if
+        it is such an array and IREE can read it in place, else a copy that
+        it can (`gradopt.runtime.buffers`)."""
         dtype, shape, type = layout.dtype, layout.shape, layout.type
         if value is None:
             try:
@@ -482,7 +496,8 @@ class Program:
             except ValueError as error:
                 raise self.error(f"{kind} {index}", str(error)) from None
         try:
-            array = np.array(value, dtype, order="C")
+            convert = np.asarray if read_only else np.array
+            array = convert(value, dtype, order="C")
         except (TypeError, ValueError, OverflowError) as error:
             raise self.error(
                 f"{kind} {index}",
@@ -496,6 +511,8 @@ class Program:
                 f"expected {dtype} data of shape {shape} for {type}, got "
                 f"{_described(value)} of shape {array.shape}",
             )
+        if read_only and not importable(array):
+            array = aligned_copy(array)
         return array
 
 
