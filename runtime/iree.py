@@ -311,13 +311,13 @@ class IreeModule:
     def __init__(self, vmfb: bytes, driver: str = DRIVER):
         runtime = _import("iree.runtime")
         self.runtime = runtime
-        self.device = _config(driver).device
         elements = runtime.HalElementType
         self.element_types = {  # what gradopt's f32 and i32 are to IREE
             np.dtype(np.float32): elements.FLOAT_32,
             np.dtype(np.int32): elements.SINT_32,
         }
         self.context = runtime.SystemContext(config=_config(driver))
+        self.device = self.context.config.device
         try:
             module = runtime.VmModule.copy_buffer(self.context.instance, vmfb)
         except (RuntimeError, ValueError) as error:
