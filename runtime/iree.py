@@ -316,6 +316,8 @@ class IreeModule:
             np.dtype(np.float32): elements.FLOAT_32,
             np.dtype(np.int32): elements.SINT_32,
         }
+        self.dtypes = {int(e): d for d, e in self.element_types.items()}
+        self.mappable = int(runtime.MemoryType.HOST_VISIBLE)
         self.context = runtime.SystemContext(config=_config(driver))
         self.device = self.context.config.device
         try:
@@ -404,10 +406,15 @@ class IreeModule:
         runtime = self.runtime
         if isinstance(output, runtime.VmRef):
             view = output.deref(runtime.HalBufferView)
-            output = runtime.DeviceArray(self.device, view, implicit_host_transfer=True)
-        if not isinstance(output, runtime.DeviceArray):
+            dtype = self.dtypes.get(view.element_type)
+            if dtype is not None and view.get_buffer().memory_type() & self.mappable:
+                array = view.map().asarray(view.shape, dtype)
+            else:
+                array = runtime.DeviceArray(self.device, view).to_host()
+        elif isinstance(output, runtime.DeviceArray):
+            array = output.to_host()
+        else:
             return np.array(output)  # a scalar result
-        array = output.to_host()
         if any(np.may_share_memory(array, a) for a in inputs):
             return array.copy()
         return array
