@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
@@ -400,7 +400,7 @@ class IreeModule:
         )
         return runtime.HalBufferView(buffer, argument.shape, element)
 
-    def _host(self, output: object, inputs: Sequence[np.ndarray]) -> np.ndarray:
+    def _host(self, output: Any, inputs: Sequence[np.ndarray]) -> np.ndarray:
         """A result as a NumPy array: IREE's buffer mapped, not copied, unless
         it lies in an input's memory."""
         runtime = self.runtime
