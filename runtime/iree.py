@@ -59,8 +59,13 @@ COMPILE_FLAGS: tuple[str, ...] = (
     "--iree-hal-target-device=local",
     "--iree-hal-local-target-device-backends=llvm-cpu",
     "--iree-llvmcpu-target-cpu=host",
+    "--iree-opt-data-tiling=true",
+    "--iree-llvmcpu-enable-ukernels=all",
 )
-"""Compile for the CPU of this machine (vector width and FMA included)."""
+"""Compile for the CPU of this machine (vector width and FMA included), with
+matrix products in IREE's tiled layouts and hand-written kernels: chosen by
+`bench/iree_call.py` (bench/RESULTS.md), the fastest of the flag sets tried
+on the large MLP step and no slower on the small one."""
 
 DRIVER = "local-task"
 """IREE's multithreaded CPU runtime."""
