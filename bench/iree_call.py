@@ -18,7 +18,7 @@ machine slows all alike), medians reported with their ratio to `bare`:
   `Program.run` copies once to align them.
 
     python bench/iree_call.py [--rounds 50] [--steps large,small]
-                              [--flags default,tiling] [--driver local-task]
+                              [--flags host,host+tiling] [--driver local-task]
 """
 
 from __future__ import annotations
@@ -44,16 +44,20 @@ from gradopt.runtime import iree
 from gradopt.runtime.buffers import aligned_copy
 
 STEPS = {"large": (256, 784, 512, 10), "small": (64, 64, 32, 10)}
+DEVICE = (
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+)
+HOST = "--iree-llvmcpu-target-cpu=host"
+TILING = "--iree-opt-data-tiling=true"
+UKERNELS = "--iree-llvmcpu-enable-ukernels=all"
 FLAGS = {
-    "default": (),
-    "tiling": ("--iree-opt-data-tiling=true",),
-    "tiling+ukernels": (
-        "--iree-opt-data-tiling=true",
-        "--iree-llvmcpu-enable-ukernels=all",
-    ),
+    "host": (HOST,),
+    "host+tiling": (HOST, TILING),
+    "host+tiling+ukernels": (HOST, TILING, UKERNELS),
     "generic cpu": ("--iree-llvmcpu-target-cpu=generic",),
 }
-"""Flags added to (or, for `generic cpu`, overriding) `iree.COMPILE_FLAGS`."""
+"""The flags compared, after `DEVICE` (gradopt's are `host+tiling+ukernels`)."""
 
 
 def bare_call(module: iree.IreeModule, arrays: list[np.ndarray]) -> Callable[[], Any]:
@@ -89,12 +93,7 @@ def measure(
     """Compile seconds and the median seconds of each side."""
     shapes = STEPS[step]
     program = Program(mlp_program(*shapes), str(EXAMPLE))
-    extra = FLAGS[flags]
-    iree.COMPILE_FLAGS = (
-        tuple(f for f in iree.COMPILE_FLAGS if "target-cpu" not in f) + extra
-        if flags == "generic cpu"
-        else iree.COMPILE_FLAGS + extra
-    )
+    iree.COMPILE_FLAGS = DEVICE + FLAGS[flags]
     started = time.perf_counter()
     vmfb = iree.compile_text(iree.lower(program.module))
     compiled = time.perf_counter() - started
@@ -125,13 +124,11 @@ def main() -> None:
     arguments.add_argument("--flags", default=",".join(FLAGS))
     arguments.add_argument("--driver", default=iree.DRIVER)
     args = arguments.parse_args()
-    base_flags = iree.COMPILE_FLAGS
     print(f"load before: {os.getloadavg()[0]:.1f}; driver {args.driver}")
     with tempfile.TemporaryDirectory() as cache:
         os.environ["GRADOPT_CACHE_DIR"] = cache
         for step in args.steps.split(","):
             for flags in args.flags.split(","):
-                iree.COMPILE_FLAGS = base_flags
                 compiled, medians = measure(step, flags, args.driver, args.rounds)
                 bare = medians["bare"]
                 print(f"{step} step, flags {flags}: compile {compiled:.1f} s")
