@@ -35,6 +35,7 @@ from gradopt.dialect.types import Value, dtype_of, is_i1, is_value_type, layout_
 from gradopt.dialect.verifier import verify_module
 from gradopt.interpreter import Interpreter
 from gradopt.runtime.buffers import aligned_copy, importable
+from gradopt.runtime.threads import blas_threads_for, largest_product
 from gradopt.support import determinism, environment
 from gradopt.support.caches import BoundedCache, module_bytes
 from gradopt.support.diagnostics import (
@@ -358,7 +359,12 @@ class Program:
         try:
             if deterministic is None:
                 deterministic = determinism.from_environment()
-            with determinism.single_threaded_blas() if deterministic else _nothing():
+            threads = (
+                determinism.single_threaded_blas()
+                if deterministic
+                else blas_threads_for(self.largest_product)
+            )
+            with threads:
                 values = self.interpreter.call(entry, arguments)
         except OpError as error:
             raise self.located(error) from None
@@ -371,6 +377,12 @@ class Program:
                 self.filename, f"the results of @{entry} do not fit in memory"
             ) from None
         return _result(signature, results, slot_values)
+
+    @cached_property
+    def largest_product(self) -> int:
+        """The multiply-adds of the program's largest `dot`, by which a run
+        chooses BLAS's threads (`gradopt.runtime.threads`)."""
+        return largest_product(self.module)
 
     def run_compiled(self, entry: str, arguments: list[np.ndarray]) -> list[np.ndarray]:
         """The results and final slots of `entry` run by IREE; the program is
@@ -608,17 +620,6 @@ def _result(
     named = {name: slots[i] for name, i in signature.named_slots}
     named.update((name, results[i]) for name, i in signature.named_results)
     return RunResult(results, slots, named)
-
-
-class _nothing:
-    """A context that does nothing (`contextlib.nullcontext` without its
-    generic parameters, which pyright wants spelled out)."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 MAX_BYTES = 1 << 62
