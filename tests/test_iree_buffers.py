@@ -4,24 +4,15 @@ results, no result aliases an input, and a result outlives later calls."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
+from test_iree import needs_iree
 
 from gradopt import Program
 from gradopt.runtime.buffers import ALIGNMENT, aligned_copy, importable
-
-HAVE_IREE = importlib.util.find_spec("iree") is not None and all(
-    importlib.util.find_spec(m) for m in ("iree.compiler", "iree.runtime")
-)
-needs_iree = pytest.mark.skipif(
-    not HAVE_IREE,
-    reason="IREE is not installed: pip install 'gradopt[iree]' to test the iree "
-    "backend",
-)
 
 # %x passes through unchanged (IREE returns its argument's buffer), %w is
 # updated, %n (i32) is reshaped and back
