@@ -301,7 +301,9 @@ class Program:
     ) -> RunResult:
         """Run `entry` on copies of the inputs; the slots are updated in the
         copies, which the result holds. `backend` is `numpy` (the interpreter)
-        or `iree` (compiled by IREE on the first run, needs the `iree` extra).
+        or `iree` (compiled by IREE on the first run, needs the `iree` extra;
+        IREE only reads its inputs, so it reads aligned arrays in place, and
+        its results are new arrays that alias no input).
 
         `in_place=True` asks for no copies of the slots: each given slot must
         be a writable, C-ordered NumPy array of exactly the declared dtype and
@@ -311,7 +313,9 @@ class Program:
         `deterministic` (default: the `GRADOPT_DETERMINISTIC` environment
         variable) runs NumPy's BLAS on one thread during the run, so that
         the bits of `dot` do not depend on the machine's thread count (see
-        `gradopt.support.determinism`); it changes nothing on IREE."""
+        `gradopt.support.determinism`); it changes nothing on IREE. Without
+        it, the threads depend on the program's largest product
+        (`gradopt.runtime.threads`)."""
         if backend not in BACKENDS:
             raise self.error(
                 backend, f"unknown backend: expected {' or '.join(BACKENDS)}"
