@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Hashable, Sequence
+from functools import lru_cache
 
-from xdsl.dialects.builtin import LocationAttr, TensorType, f32
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects.builtin import LocationAttr, TensorType, f32, i1
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from gradopt.autodiff.upstream import UpstreamBuilder, float_type
 from gradopt.dialect.ops import (
@@ -37,10 +38,20 @@ from gradopt.dialect.ops import (
     SliceOp,
     WhereOp,
 )
-from gradopt.dialect.syntax import with_element
 from gradopt.dialect.types import tensor_type
 
 Operand = SSAValue | float
+
+
+@lru_cache(maxsize=4096)
+def interned_tensor(element: Attribute, shape: tuple[int, ...]) -> TensorType:
+    """One `TensorType` per element and shape: building and verifying the same
+    type anew for every op the rules create cost a sixth of the pass."""
+    return TensorType(element, shape)
+
+
+def _with_element(type: TensorType, element: Attribute) -> TensorType:
+    return interned_tensor(element, type.get_shape())
 
 
 class ConstantPool:
@@ -76,6 +87,20 @@ class Emitter(UpstreamBuilder):
         self.block.insert_op_before(op, self.anchor)
         return op.results[0]
 
+    def _build(
+        self, op_type: type[Operation], operands: Sequence[SSAValue], type: Attribute
+    ) -> SSAValue:
+        """Insert a new `op_type` op of one result and no properties, made
+        without the IRDL builder, which checks each argument against the op's
+        definition: the rules pass operands of the types the op needs (the
+        module is verified after the pass), and those checks took a third of
+        the pass's time."""
+        op = op_type.create(
+            operands=operands, result_types=(type,), location=self.location
+        )
+        self.block.insert_op_before(op, self.anchor)
+        return op.results[0]
+
     def cached(self, key: Hashable, build: Callable[[], Operation]) -> SSAValue:
         return self.constants.get(key, build, self)
 
@@ -87,31 +112,32 @@ class Emitter(UpstreamBuilder):
         return self.cached((bits, type), lambda: ConstOp.splat(value, type))
 
     def add(self, a: SSAValue, b: Operand) -> SSAValue:
-        return self.insert(AddOp(a, self._float(b, tensor_type(a))))
+        return self._build(AddOp, (a, self._float(b, tensor_type(a))), a.type)
 
     def mul(self, a: SSAValue, b: Operand) -> SSAValue:
-        return self.insert(MulOp(a, self._float(b, tensor_type(a))))
+        return self._build(MulOp, (a, self._float(b, tensor_type(a))), a.type)
 
     def neg(self, a: SSAValue) -> SSAValue:
-        return self.insert(NegOp(a))
+        return self._build(NegOp, (a,), a.type)
 
     def recip(self, a: SSAValue) -> SSAValue:
-        return self.insert(RecipOp(a))
+        return self._build(RecipOp, (a,), a.type)
 
     def sin(self, a: SSAValue) -> SSAValue:
-        return self.insert(SinOp(a))
+        return self._build(SinOp, (a,), a.type)
 
     def cmplt(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.insert(CmpLtOp(a, b))
+        return self._build(CmpLtOp, (a, b), _with_element(tensor_type(a), i1))
 
     def cmpeq(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.insert(CmpEqOp(a, b))
+        return self._build(CmpEqOp, (a, b), _with_element(tensor_type(a), i1))
 
     def where(self, condition: SSAValue, a: Operand, b: Operand) -> SSAValue:
         """`where c a b`; literal sides are f32 splats of the condition's shape."""
-        type = with_element(tensor_type(condition), f32)
-        return self.insert(
-            WhereOp(condition, self._float(a, type), self._float(b, type))
+        type = _with_element(tensor_type(condition), f32)
+        on_true = self._float(a, type)
+        return self._build(
+            WhereOp, (condition, on_true, self._float(b, type)), on_true.type
         )
 
     def _float(self, operand: Operand, type: TensorType) -> SSAValue:
@@ -119,8 +145,8 @@ class Emitter(UpstreamBuilder):
 
     def reduce_add(self, a: SSAValue, axes: Sequence[int]) -> SSAValue:
         type = tensor_type(a)
-        shape = [d for i, d in enumerate(type.get_shape()) if i not in axes]
-        kept = TensorType(type.get_element_type(), shape)
+        shape = tuple(d for i, d in enumerate(type.get_shape()) if i not in axes)
+        kept = interned_tensor(type.get_element_type(), shape)
         return self.insert(ReduceOp("add", a, axes, kept))
 
     def broadcast(self, a: SSAValue, dims: Sequence[int], type: TensorType) -> SSAValue:
@@ -131,9 +157,9 @@ class Emitter(UpstreamBuilder):
 
     def permute(self, a: SSAValue, perm: Sequence[int]) -> SSAValue:
         type = tensor_type(a)
-        shape = [type.get_shape()[p] for p in perm]
+        shape = tuple(type.get_shape()[p] for p in perm)
         return self.insert(
-            PermuteOp(a, perm, TensorType(type.get_element_type(), shape))
+            PermuteOp(a, perm, interned_tensor(type.get_element_type(), shape))
         )
 
     def dot(self, a: SSAValue, b: SSAValue) -> SSAValue:
@@ -166,7 +192,7 @@ class Emitter(UpstreamBuilder):
 
     def identity(self, a: SSAValue) -> SSAValue:
         """A new value equal to `a` (a `grad.cast` to its own type)."""
-        return self.insert(CastOp(a, tensor_type(a)))
+        return self._build(CastOp, (a,), a.type)
 
     def zeros(self, type: TensorType) -> SSAValue:
         return self.const(0.0, type)

@@ -56,11 +56,12 @@ def path_between(
     """The post-order of `root`'s graph, and its values on the path (SPEC §5.1):
     they depend on `sources` and `root` depends on them, through f32 values."""
     order = post_order(root)
-    reached = depends_on(order, set(sources), differentiable_inputs)
+    inputs = {value: differentiable_inputs(value) for value in order}
+    reached = depends_on(order, set(sources), inputs.__getitem__)
     needed = {root}
     for value in reversed(order):
         if value in needed:
-            needed.update(differentiable_inputs(value))
+            needed.update(inputs[value])
     return order, reached & needed
 
 

@@ -22,9 +22,13 @@ def _path_of(op: DifferentiationOp) -> set[SSAValue]:
 
 
 def needed_for_jvps(module: ModuleOp) -> set[DifferentiationOp]:
-    """Every jvp, and every reverse-mode op that one of them needs expanded."""
+    """Every jvp, and every reverse-mode op that one of them needs expanded
+    (none, without a search of the jvps' paths, in a module that has none)."""
     needed: set[DifferentiationOp] = set()
-    pending = [op for op in module.walk() if isinstance(op, JvpOp)]
+    ops = [op for op in module.walk() if isinstance(op, DifferentiationOp)]
+    pending = [op for op in ops if isinstance(op, JvpOp)]
+    if len(pending) == len(ops):
+        return set(pending)
     while pending:
         op = pending.pop()
         if op in needed:

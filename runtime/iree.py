@@ -39,13 +39,14 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from gradopt.dialect.context import make_context
 from gradopt.passes.convert_grad_to_standard import ConvertGradToStandardPass
+from gradopt.runtime.buffers import importable
 from gradopt.support import environment, files
 
 INSTALL_HINT = (
@@ -58,8 +59,13 @@ COMPILE_FLAGS: tuple[str, ...] = (
     "--iree-hal-target-device=local",
     "--iree-hal-local-target-device-backends=llvm-cpu",
     "--iree-llvmcpu-target-cpu=host",
+    "--iree-opt-data-tiling=true",
+    "--iree-llvmcpu-enable-ukernels=all",
 )
-"""Compile for the CPU of this machine (vector width and FMA included)."""
+"""Compile for the CPU of this machine (vector width and FMA included), with
+matrix products in IREE's tiled layouts and hand-written kernels: chosen by
+`bench/iree_call.py` (bench/RESULTS.md), the fastest of the flag sets tried
+on the large MLP step and no slower on the small one."""
 
 DRIVER = "local-task"
 """IREE's multithreaded CPU runtime."""
@@ -309,7 +315,16 @@ class IreeModule:
 
     def __init__(self, vmfb: bytes, driver: str = DRIVER):
         runtime = _import("iree.runtime")
+        self.runtime = runtime
+        elements = runtime.HalElementType
+        self.element_types = {  # what gradopt's f32 and i32 are to IREE
+            np.dtype(np.float32): elements.FLOAT_32,
+            np.dtype(np.int32): elements.SINT_32,
+        }
+        self.dtypes = {int(e): d for d, e in self.element_types.items()}
+        self.mappable = int(runtime.MemoryType.HOST_VISIBLE)
         self.context = runtime.SystemContext(config=_config(driver))
+        self.device = self.context.config.device
         try:
             module = runtime.VmModule.copy_buffer(self.context.instance, vmfb)
         except (RuntimeError, ValueError) as error:
@@ -318,11 +333,18 @@ class IreeModule:
             ) from None
         self.context.add_vm_module(module)
         self.functions = self.context.modules[module.name]
+        self.vm_functions: dict[str, object] = {}
 
     def call(self, entry: str, arguments: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The results of `entry` (its own, then every slot's final value)."""
         try:
-            outputs = self.functions[entry](*arguments)
+            if all(
+                isinstance(a, np.ndarray) and a.dtype in self.element_types
+                for a in arguments
+            ):
+                outputs = self._invoke(entry, arguments)
+            else:  # scalars and bools as IREE's own call converts them
+                outputs = self.functions[entry](*arguments)
         except (RuntimeError, ValueError) as error:
             if "RESOURCE_EXHAUSTED" in str(error):
                 raise BackendError(f"IREE ran out of memory running @{entry}") from None
@@ -333,15 +355,74 @@ class IreeModule:
             return []
         if not isinstance(outputs, tuple | list):
             outputs = (outputs,)
+        inputs = [a for a in arguments if isinstance(a, np.ndarray)]
         try:
-            return [
-                np.array(output.to_host() if hasattr(output, "to_host") else output)
-                for output in outputs  # a device array, or a scalar result
-            ]
+            return [self._host(output, inputs) for output in outputs]
         except MemoryError:
             raise BackendError(
                 f"the results of @{entry} do not fit in memory"
             ) from None
+
+    def _invoke(self, entry: str, arguments: Sequence[np.ndarray]) -> list[object]:
+        """`entry`'s results (buffer views, or scalars) on buffer views of
+        `arguments`: what IREE's own call does in its dynamic mode, without
+        its conversions, which took 0.12 ms a call (more than the small MLP
+        step computes in)."""
+        runtime = self.runtime
+        inputs = runtime.VmVariantList(len(arguments))
+        for argument in arguments:
+            inputs.push_ref(self._view(argument))
+        outputs = runtime.VmVariantList(len(arguments) + 1)
+        self.context.vm_context.invoke(self._function(entry), inputs, outputs)
+        return [outputs.get_variant(i) for i in range(len(outputs))]
+
+    def _function(self, entry: str) -> object:
+        if (function := self.vm_functions.get(entry)) is None:
+            function = self.functions.vm_module.lookup_function(entry)
+            if function is None:
+                raise BackendError(f"the compiled module has no function @{entry}")
+            self.vm_functions[entry] = function
+        return function
+
+    def _view(self, argument: np.ndarray) -> object:
+        """A buffer view of `argument`: of its own memory if IREE can read it
+        in place (see `gradopt.runtime.buffers`), else of IREE's copy."""
+        runtime, element = self.runtime, self.element_types[argument.dtype]
+        memory = runtime.MemoryType.DEVICE_LOCAL
+        allocator = self.device.allocator
+        if not importable(argument):
+            return allocator.allocate_buffer_copy(
+                memory_type=memory,
+                allowed_usage=runtime.BufferUsage.DEFAULT,
+                device=self.device,
+                buffer=np.ascontiguousarray(argument),
+                element_type=element,
+            )
+        buffer = allocator.import_host_allocation(
+            argument,
+            memory_type=memory | runtime.MemoryType.HOST_VISIBLE,
+            allowed_usage=runtime.BufferUsage.DEFAULT,
+        )
+        return runtime.HalBufferView(buffer, argument.shape, element)
+
+    def _host(self, output: Any, inputs: Sequence[np.ndarray]) -> np.ndarray:
+        """A result as a NumPy array: IREE's buffer mapped, not copied, unless
+        it lies in an input's memory."""
+        runtime = self.runtime
+        if isinstance(output, runtime.VmRef):
+            view = output.deref(runtime.HalBufferView)
+            dtype = self.dtypes.get(view.element_type)
+            if dtype is not None and view.get_buffer().memory_type() & self.mappable:
+                array = view.map().asarray(view.shape, dtype)
+            else:
+                array = runtime.DeviceArray(self.device, view).to_host()
+        elif isinstance(output, runtime.DeviceArray):
+            array = output.to_host()
+        else:
+            return np.array(output)  # a scalar result
+        if any(np.may_share_memory(array, a) for a in inputs):
+            return array.copy()
+        return array
 
 
 def load(module: ModuleOp) -> IreeModule:

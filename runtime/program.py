@@ -34,6 +34,8 @@ from gradopt.dialect.hints import MISSING_OPS
 from gradopt.dialect.types import Value, dtype_of, is_i1, is_value_type, layout_of
 from gradopt.dialect.verifier import verify_module
 from gradopt.interpreter import Interpreter
+from gradopt.runtime.buffers import aligned_copy, importable
+from gradopt.runtime.threads import blas_threads_for, largest_product
 from gradopt.support import determinism, environment
 from gradopt.support.caches import BoundedCache, module_bytes
 from gradopt.support.diagnostics import (
@@ -299,7 +301,9 @@ class Program:
     ) -> RunResult:
         """Run `entry` on copies of the inputs; the slots are updated in the
         copies, which the result holds. `backend` is `numpy` (the interpreter)
-        or `iree` (compiled by IREE on the first run, needs the `iree` extra).
+        or `iree` (compiled by IREE on the first run, needs the `iree` extra;
+        IREE only reads its inputs, so it reads aligned arrays in place, and
+        its results are new arrays that alias no input).
 
         `in_place=True` asks for no copies of the slots: each given slot must
         be a writable, C-ordered NumPy array of exactly the declared dtype and
@@ -309,7 +313,9 @@ class Program:
         `deterministic` (default: the `GRADOPT_DETERMINISTIC` environment
         variable) runs NumPy's BLAS on one thread during the run, so that
         the bits of `dot` do not depend on the machine's thread count (see
-        `gradopt.support.determinism`); it changes nothing on IREE."""
+        `gradopt.support.determinism`); it changes nothing on IREE. Without
+        it, the threads depend on the program's largest product
+        (`gradopt.runtime.threads`)."""
         if backend not in BACKENDS:
             raise self.error(
                 backend, f"unknown backend: expected {' or '.join(BACKENDS)}"
@@ -318,12 +324,15 @@ class Program:
         _check_flag("in_place", in_place, "True or False")
         known = self.entry(entry)
         signature = known.signature
+        iree = backend == "iree"
         if in_place:
             slot_values = self.in_place_slots(known, slots)
         else:
-            slot_values = self.inputs("slot", known.slots, slots, signature.slot_names)
-        arg_values = self.inputs("arg", known.args, args, signature.arg_names)
-        slot_order, iree = iter(slot_values), backend == "iree"
+            slot_values = self.inputs(
+                "slot", known.slots, slots, signature.slot_names, iree
+            )
+        arg_values = self.inputs("arg", known.args, args, signature.arg_names, iree)
+        slot_order = iter(slot_values)
         # a scalar argument is a NumPy scalar, or a Python number for IREE
         arg_order = (
             value
@@ -354,7 +363,12 @@ class Program:
         try:
             if deterministic is None:
                 deterministic = determinism.from_environment()
-            with determinism.single_threaded_blas() if deterministic else _nothing():
+            threads = (
+                determinism.single_threaded_blas()
+                if deterministic
+                else blas_threads_for(self.largest_product)
+            )
+            with threads:
                 values = self.interpreter.call(entry, arguments)
         except OpError as error:
             raise self.located(error) from None
@@ -367,6 +381,12 @@ class Program:
                 self.filename, f"the results of @{entry} do not fit in memory"
             ) from None
         return _result(signature, results, slot_values)
+
+    @cached_property
+    def largest_product(self) -> int:
+        """The multiply-adds of the program's largest `dot`, by which a run
+        chooses BLAS's threads (`gradopt.runtime.threads`)."""
+        return largest_product(self.module)
 
     def run_compiled(self, entry: str, arguments: list[np.ndarray]) -> list[np.ndarray]:
         """The results and final slots of `entry` run by IREE; the program is
@@ -389,9 +409,12 @@ class Program:
         layouts: Sequence[_Layout],
         given: Inputs | None,
         names: Sequence[str | None] = (),
+        read_only: bool = False,
     ) -> list[np.ndarray]:
         """Fresh arrays for `layouts`: the given values converted and checked,
-        or zeros; `given` is a sequence, or a mapping by index or by name."""
+        or zeros; `given` is a sequence, or a mapping by index or by name.
+        `read_only`: for a run that only reads its inputs (IREE's), an input
+        is not copied if IREE can read it in place (`checked`)."""
         parameter = f"{kind}s"
         if given is None:
             by_index: dict[int, object] = {}
@@ -414,7 +437,7 @@ class Program:
                 f"indices or names to values, not {type(given).__name__}"
             )
         return [
-            self.checked(kind, i, layout, by_index.get(i))
+            self.checked(kind, i, layout, by_index.get(i), read_only)
             for i, layout in enumerate(layouts)
         ]
 
@@ -470,11 +493,18 @@ class Program:
         return index
 
     def checked(
-        self, kind: str, index: int, layout: _Layout, value: object | None
+        self,
+        kind: str,
+        index: int,
+        layout: _Layout,
+        value: object | None,
+        read_only: bool = False,
     ) -> np.ndarray:
         """A fresh C-ordered array of `layout` holding `value` (`kind`
         `index`: slot 0, say) converted as `numpy.asarray(value, dtype)`
-        converts it, or zeros for None."""
+        converts it, or zeros for None. With `read_only`, `value` itself if
+        it is such an array and IREE can read it in place, else a copy that
+        it can (`gradopt.runtime.buffers`)."""
         dtype, shape, type = layout.dtype, layout.shape, layout.type
         if value is None:
             try:
@@ -482,7 +512,8 @@ class Program:
             except ValueError as error:
                 raise self.error(f"{kind} {index}", str(error)) from None
         try:
-            array = np.array(value, dtype, order="C")
+            convert = np.asarray if read_only else np.array
+            array = convert(value, dtype, order="C")
         except (TypeError, ValueError, OverflowError) as error:
             raise self.error(
                 f"{kind} {index}",
@@ -496,6 +527,8 @@ class Program:
                 f"expected {dtype} data of shape {shape} for {type}, got "
                 f"{_described(value)} of shape {array.shape}",
             )
+        if read_only and not importable(array):
+            array = aligned_copy(array)
         return array
 
 
@@ -591,17 +624,6 @@ def _result(
     named = {name: slots[i] for name, i in signature.named_slots}
     named.update((name, results[i]) for name, i in signature.named_results)
     return RunResult(results, slots, named)
-
-
-class _nothing:
-    """A context that does nothing (`contextlib.nullcontext` without its
-    generic parameters, which pyright wants spelled out)."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 MAX_BYTES = 1 << 62

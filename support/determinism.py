@@ -145,21 +145,41 @@ def _has_threadpoolctl() -> bool:
     return importlib.util.find_spec("threadpoolctl") is not None
 
 
+@cache
+def _one_thread_limit() -> Callable[[], Callable[[], object]] | None:
+    """How this process limits BLAS to one thread, or None if it cannot;
+    found once (finding OpenBLAS's functions by name took 35 us a time)."""
+    library = _openblas()
+    if library is not None:
+        return _openblas_limit(library)
+    if _has_threadpoolctl():
+        return _threadpoolctl_limit
+    return None
+
+
 @contextlib.contextmanager
 def single_threaded_blas() -> Iterator[None]:
     """BLAS runs on one thread while any caller is inside (see the module's
     docstring); raises `DeterminismError` where it cannot."""
-    library = _openblas()
-    if library is not None:
-        limit = _openblas_limit(library)
-    elif _has_threadpoolctl():
-        limit = _threadpoolctl_limit
-    else:
+    limit = _one_thread_limit()
+    if limit is None:
         raise DeterminismError(
             "cannot run NumPy's BLAS on one thread: it is not OpenBLAS, or this "
             "system does not show which libraries are loaded; install "
             "threadpoolctl (pip install threadpoolctl), which knows the others"
         )
+    with _process_wide(limit):
+        yield
+
+
+@contextlib.contextmanager
+def one_blas_thread_if_possible() -> Iterator[None]:
+    """As `single_threaded_blas`, or nothing where BLAS cannot be limited (a
+    choice for speed, which needs no promise kept)."""
+    limit = _one_thread_limit()
+    if limit is None:
+        yield
+        return
     with _process_wide(limit):
         yield
 
