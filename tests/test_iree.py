@@ -364,12 +364,23 @@ func.func @main(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>, %n: tensor<2x3xi32>,
   %mulx = grad.add %mul, %ix2 : tensor<2x3xf32>
   %wherex = grad.add %wherei, %ixi4 : tensor<2x3xi32>
   %detachx = grad.and %detachb, %gb : tensor<2x3xi1>
-  %out = grad.add %cat, %mulx : tensor<2x3xf32>
+  %sq = grad.custom @square(%cat) jvp @square_jvp : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %out = grad.add %sq, %mulx : tensor<2x3xf32>
   %outi = grad.add %cati2, %wherex : tensor<2x3xi32>
   %outb = grad.and %catb, %detachx : tensor<2x3xi1>
   func.return %out, %outi, %outb, %batched, %batched2
     : tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xi1>, tensor<2x3x3xf32>,
       tensor<2x2x4x4xf32>
+}
+func.func @square(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %r = grad.mul %a, %a : tensor<2x3xf32>
+  func.return %r : tensor<2x3xf32>
+}
+func.func @square_jvp(%a: tensor<2x3xf32>, %t: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %two = grad.const 2.0 : tensor<2x3xf32>
+  %d = grad.mul %a, %two : tensor<2x3xf32>
+  %r = grad.mul %d, %t : tensor<2x3xf32>
+  func.return %r : tensor<2x3xf32>
 }
 """
 """Every op that `convert-grad-to-standard` lowers, of every element type it
