@@ -150,6 +150,7 @@ def backward_walk_from(
         if value in path:
             received[value].append(seed())
     joint = _first_results(order, within)
+    joint_ops = set(joint.values())
     gradients: dict[SSAValue, SSAValue] = {}
     for value in reversed(order):
         shares = received.pop(value, None)
@@ -158,10 +159,11 @@ def backward_walk_from(
             for share in shares[1:]:
                 g = e.accumulate(value, g, share)
             gradients[value] = g
-            if value not in joint.values() and any(
-                i in path for i in f32_inputs(value)
+            if (
+                isinstance(value, OpResult)
+                and value.op not in joint_ops
+                and any(i in path for i in f32_inputs(value))
             ):
-                assert isinstance(value, OpResult)
                 rule = _reverse_rule(e, value.op)
                 e.result = value
                 for operand, share in zip(

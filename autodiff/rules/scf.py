@@ -1,0 +1,366 @@
+"""The derivatives of `scf.for` and `scf.if` under `control_flow` (SPEC §11).
+
+Both are joint rules: they get the gradients of all the op's results at once,
+and send shares to its operands and to the values its regions capture.
+
+Reverse mode of a loop runs a recording copy of the forward loop that stores
+each iteration's carried values in a cache indexed by the iteration number
+(sized at run time when the trip count is known only then), then a reverse
+loop over the iterations, last to first, that recomputes the iteration's body
+from the cached values and walks it backward. The gradient of the carried
+values passes from iteration k + 1 to k as `iter_args`; the shares of each
+outer value the body reads are added onto a running value, last iteration
+first (a left fold), which reaches the outer value as one share. Forward mode
+carries the tangents as extra `iter_args`. A branch's derivative is a branch:
+each side walks its own region.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    IndexType,
+    IntegerAttr,
+    TensorType,
+)
+from xdsl.dialects.scf import ForOp, IfOp, YieldOp
+from xdsl.dialects.tensor import (
+    EmptyOp,
+    ExtractOp,
+    ExtractSliceOp,
+    InsertOp,
+    InsertSliceOp,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from gradopt.autodiff.emitter import Emitter
+from gradopt.autodiff.paths import captured
+from gradopt.autodiff.registry import (
+    RegionDerivative,
+    Share,
+    Tangent,
+    register_derivative,
+)
+from gradopt.autodiff.upstream import is_f32_value
+from gradopt.autodiff.walks import backward_walk_from, forward_walk_from
+
+INDEX = IndexType()
+
+
+class _Body:
+    """A new block that receives a copy of a region's ops; `e` emits before
+    its terminator, which `close` puts in place at the end."""
+
+    def __init__(self, e: Emitter, arg_types: Sequence[Attribute]):
+        self.block = Block(arg_types=arg_types)
+        self._placeholder = YieldOp()
+        self._placeholder.location = e.location
+        self.block.add_op(self._placeholder)
+        self.e = e.at(self._placeholder)
+
+    def copy(self, source: Block, values: dict[SSAValue, SSAValue]) -> list[SSAValue]:
+        """Copy `source`'s ops (its arguments mapped by `values`), returning
+        the values its terminator yields."""
+        terminator = source.last_op
+        assert terminator is not None
+        for op in source.ops:
+            if op is terminator:
+                break
+            self.block.insert_op_before(
+                op.clone(value_mapper=values), self._placeholder
+            )
+        return [values.get(v, v) for v in terminator.operands]
+
+    def within(self) -> Callable[[SSAValue], bool]:
+        """Whether a value is made in the block (the walk's inside)."""
+        local = set(self.block.args)
+        local.update(r for o in self.block.ops for r in o.results)
+        return local.__contains__
+
+    def close(self, values: Sequence[SSAValue]) -> None:
+        self._placeholder.detach()
+        self._placeholder.erase()
+        self.block.add_op(YieldOp(*values))
+
+
+def _int(e: Emitter, value: int, type: Attribute) -> SSAValue:
+    return e.insert(arith.ConstantOp(IntegerAttr(value, type)))
+
+
+def _to_index(e: Emitter, value: SSAValue) -> SSAValue:
+    if isinstance(value.type, IndexType):
+        return value
+    return e.insert(arith.IndexCastOp(value, INDEX))
+
+
+def _from_index(e: Emitter, value: SSAValue, type: Attribute) -> SSAValue:
+    if isinstance(type, IndexType):
+        return value
+    return e.insert(arith.IndexCastOp(value, type))
+
+
+def _constant(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def _trip_count(e: Emitter, op: ForOp) -> tuple[SSAValue, int | None]:
+    """The loop's number of iterations as an `index` value, and as an int when
+    the bounds are constants."""
+    bounds = [_constant(v) for v in (op.lb, op.ub, op.step)]
+    if all(b is not None for b in bounds):
+        lower, upper, step = bounds
+        assert lower is not None and upper is not None and step is not None
+        count = max(0, -(-(upper - lower) // step)) if step > 0 else 0
+        return _int(e, count, INDEX), count
+    type = op.lb.type
+    span = e.insert(arith.SubiOp(op.ub, op.lb))
+    span = e.insert(arith.MaxSIOp(span, _int(e, 0, type)))
+    count = e.insert(arith.CeilDivSIOp(span, op.step))
+    return _to_index(e, count), None
+
+
+def _cache_type(type: Attribute, count: int | None) -> TensorType:
+    leading = DYNAMIC_INDEX if count is None else count
+    if isinstance(type, TensorType):
+        return TensorType(type.get_element_type(), [leading, *type.get_shape()])
+    return TensorType(type, [leading])
+
+
+def _store(e: Emitter, value: SSAValue, cache: SSAValue, k: SSAValue) -> SSAValue:
+    """`cache` with `value` at position k of its leading dim."""
+    type = value.type
+    if not isinstance(type, TensorType):
+        return e.insert(InsertOp(value, cache, [k]))
+    shape = list(type.get_shape())
+    return e.insert(
+        InsertSliceOp.get(
+            value,
+            cache,
+            static_sizes=[1, *shape],
+            static_offsets=[DYNAMIC_INDEX] + [0] * len(shape),
+            offsets=[k],
+        )
+    )
+
+
+def _load(e: Emitter, cache: SSAValue, k: SSAValue, type: Attribute) -> SSAValue:
+    """Position k of `cache`'s leading dim, of type `type`."""
+    if not isinstance(type, TensorType):
+        return e.insert(ExtractOp(cache, [k], type))
+    shape = list(type.get_shape())
+    return e.insert(
+        ExtractSliceOp(
+            cache, [k] + [0] * len(shape), [1, *shape], [1] * (len(shape) + 1), type
+        )
+    )
+
+
+def _for_reverse(
+    e: Emitter, op: Operation, gradients: Sequence[SSAValue | None]
+) -> Sequence[Share | None]:
+    assert isinstance(op, ForOp)
+    body = op.body.block
+    carries = body.args[1:]
+    bound = op.lb.type
+    count, static = _trip_count(e, op)
+    sizes = [] if static is not None else [count]
+    empties = [e.insert(EmptyOp(sizes, _cache_type(c.type, static))) for c in carries]
+
+    record = _Body(e, [bound, *(c.type for c in carries), *(v.type for v in empties)])
+    iv, *rest = record.block.args
+    state, cached = rest[: len(carries)], rest[len(carries) :]
+    recorder = ForOp(op.lb, op.ub, op.step, [*op.iter_args, *empties], record.block)
+    e.insert(recorder)
+    r = record.e
+    k = _to_index(
+        r, r.insert(arith.DivSIOp(r.insert(arith.SubiOp(iv, op.lb)), op.step))
+    )
+    stored = [_store(r, v, cache, k) for v, cache in zip(state, cached, strict=True)]
+    yielded = record.copy(body, dict(zip(body.args, [iv, *state], strict=True)))
+    record.close(yielded + stored)
+    caches = recorder.results[len(carries) :]
+
+    differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
+    outer = [v for v in captured(op) if is_f32_value(v.type)]
+    reverse = _Body(
+        e,
+        [
+            INDEX,
+            *(carries[j].type for j in differentiable),
+            *(v.type for v in outer),
+        ],
+    )
+    initial = [
+        gradients[j] if gradients[j] is not None else e.zeros_like(op.results[j])
+        for j in differentiable
+    ]
+    loop = ForOp(
+        _int(e, 0, INDEX),
+        count,
+        _int(e, 1, INDEX),
+        [*initial, *(e.zeros_like(v) for v in outer)],
+        reverse.block,
+    )
+    e.insert(loop)
+    step, *running = reverse.block.args
+    r = reverse.e
+    one = _int(r, 1, INDEX)
+    k = r.insert(arith.SubiOp(r.insert(arith.SubiOp(count, one)), step))
+    iv = r.insert(
+        arith.AddiOp(op.lb, r.insert(arith.MuliOp(_from_index(r, k, bound), op.step)))
+    )
+    values = [
+        _load(r, cache, k, c.type) for cache, c in zip(caches, carries, strict=True)
+    ]
+    yielded = reverse.copy(body, dict(zip(body.args, [iv, *values], strict=True)))
+    carried_in = running[: len(differentiable)]
+    seeds = [
+        (yielded[j], _given(g)) for j, g in zip(differentiable, carried_in, strict=True)
+    ]
+    sources = [values[j] for j in differentiable]
+    found = backward_walk_from(r, seeds, sources + outer, reverse.within())
+    carried_out = [
+        found[values[j]] if values[j] in found else r.zeros_like(values[j])
+        for j in differentiable
+    ]
+    sums = [
+        r.accumulate(v, total, found[v]) if v in found else total
+        for v, total in zip(outer, running[len(differentiable) :], strict=True)
+    ]
+    reverse.close(carried_out + sums)
+    shares: list[Share | None] = [None, None, None]
+    for j in range(len(carries)):
+        shares.append(
+            _given(loop.results[differentiable.index(j)])
+            if j in differentiable
+            else None
+        )
+    return shares + _outer_shares(op, outer, loop.results[len(differentiable) :])
+
+
+def _given(value: SSAValue) -> Share:
+    return lambda: value
+
+
+def _outer_shares(
+    op: Operation, outer: Sequence[SSAValue], values: Sequence[SSAValue]
+) -> list[Share | None]:
+    """A share per captured value of `op`: its entry of `values` for the f32
+    ones (`outer`), in `captured` order."""
+    by_value = dict(zip(outer, values, strict=True))
+    return [_given(by_value[v]) if v in by_value else None for v in captured(op)]
+
+
+def _for_tangent(
+    e: Emitter, op: Operation, tangents: Sequence[Tangent]
+) -> Sequence[Tangent]:
+    assert isinstance(op, ForOp)
+    body = op.body.block
+    carries = body.args[1:]
+    differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
+    inputs = 3 + len(carries)
+    outer = {
+        v: t
+        for v, t in zip(captured(op), tangents[inputs:], strict=True)
+        if t is not None
+    }
+    initial = [
+        t if (t := tangents[3 + j]) is not None else e.zeros_like(carries[j])
+        for j in differentiable
+    ]
+    new = _Body(
+        e,
+        [
+            op.lb.type,
+            *(c.type for c in carries),
+            *(carries[j].type for j in differentiable),
+        ],
+    )
+    loop = ForOp(op.lb, op.ub, op.step, [*op.iter_args, *initial], new.block)
+    e.insert(loop)
+    iv, *rest = new.block.args
+    state, carried = rest[: len(carries)], rest[len(carries) :]
+    yielded = new.copy(body, dict(zip(body.args, [iv, *state], strict=True)))
+    sources = dict(outer)
+    sources.update((state[j], t) for j, t in zip(differentiable, carried, strict=True))
+    found = forward_walk_from(
+        new.e, [yielded[j] for j in differentiable], sources, new.within()
+    )
+    out = [
+        t if t is not None else new.e.zeros_like(yielded[j])
+        for j, t in zip(differentiable, found, strict=True)
+    ]
+    new.close(yielded + out)
+    return [
+        loop.results[len(carries) + differentiable.index(j)]
+        if j in differentiable
+        else None
+        for j in range(len(carries))
+    ]
+
+
+def _branches(
+    e: Emitter, op: IfOp, types: Sequence[Attribute]
+) -> tuple[IfOp, list[tuple[_Body, list[SSAValue]]]]:
+    """A new `scf.if` on `op`'s condition with results of `types`, inserted,
+    each side holding a copy of `op`'s side (with the values it yields)."""
+    sides = [_Body(e, []), _Body(e, [])]
+    branch = IfOp(op.cond, types, [sides[0].block], [sides[1].block])
+    e.insert(branch)
+    regions = (op.true_region, op.false_region)
+    return branch, [
+        (side, side.copy(region.block, {}))
+        for side, region in zip(sides, regions, strict=True)
+    ]
+
+
+def _if_reverse(
+    e: Emitter, op: Operation, gradients: Sequence[SSAValue | None]
+) -> Sequence[Share | None]:
+    assert isinstance(op, IfOp)
+    outer = [v for v in captured(op) if is_f32_value(v.type)]
+    branch, sides = _branches(e, op, [v.type for v in outer])
+    for side, yielded in sides:
+        seeds = [
+            (y, _given(g))
+            for y, g in zip(yielded, gradients, strict=True)
+            if g is not None
+        ]
+        found = backward_walk_from(side.e, seeds, outer, side.within())
+        side.close([found[v] if v in found else side.e.zeros_like(v) for v in outer])
+    return [None, *_outer_shares(op, outer, branch.results)]
+
+
+def _if_tangent(
+    e: Emitter, op: Operation, tangents: Sequence[Tangent]
+) -> Sequence[Tangent]:
+    assert isinstance(op, IfOp)
+    outer = {
+        v: t for v, t in zip(captured(op), tangents[1:], strict=True) if t is not None
+    }
+    differentiable = [j for j, r in enumerate(op.results) if is_f32_value(r.type)]
+    branch, sides = _branches(e, op, [op.results[j].type for j in differentiable])
+    for side, yielded in sides:
+        found = forward_walk_from(
+            side.e, [yielded[j] for j in differentiable], outer, side.within()
+        )
+        side.close(
+            [
+                t if t is not None else side.e.zeros_like(yielded[j])
+                for j, t in zip(differentiable, found, strict=True)
+            ]
+        )
+    return [
+        branch.results[differentiable.index(j)] if j in differentiable else None
+        for j in range(len(op.results))
+    ]
+
+
+register_derivative(ForOp, RegionDerivative(_for_reverse, _for_tangent))
+register_derivative(IfOp, RegionDerivative(_if_reverse, _if_tangent))
