@@ -44,13 +44,16 @@ def expanded(text: str, unroll: bool = False, jvp_first: bool = False) -> Module
     return module
 
 
-def results(module: ModuleOp | str, *args: np.ndarray, backend: str = "numpy") -> list[np.ndarray]:
+def results(
+    module: ModuleOp | str, *args: np.ndarray, backend: str = "numpy"
+) -> list[np.ndarray]:
     return gradopt.run(module, args=list(args), backend=backend).results
 
 
 def same_bits(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
     return len(a) == len(b) and all(
-        x.dtype == y.dtype and x.tobytes() == y.tobytes() for x, y in zip(a, b)
+        x.dtype == y.dtype and x.tobytes() == y.tobytes()
+        for x, y in zip(a, b, strict=True)
     )
 
 
@@ -119,8 +122,210 @@ def test_rnn_matches_float64_and_the_unrolled_loop() -> None:
     text = RNN.format(n=6)
     args = (f32(4), f32(6, 4), f32(4, 4))
     found = results(expanded(text), *args)
-    for value, expected in zip(found, rnn_reference(*args)):
+    for value, expected in zip(found, rnn_reference(*args), strict=True):
         close(value, expected)
     unrolled = results(expanded(text, unroll=True), *args)
-    for value, expected in zip(found, unrolled):
+    for value, expected in zip(found, unrolled, strict=True):
         np.testing.assert_allclose(value, expected, rtol=1e-5, atol=1e-6)
+
+
+CALLS = """
+func.func @loss(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<f32> {{
+  %d = grad.mul %a, %b : tensor<3xf32>
+  %s = grad.sin %d : tensor<3xf32>
+  %e = {inner}
+  %r = grad.reduce add %e [0] : tensor<3xf32> to tensor<f32>
+  func.return %r : tensor<f32>
+}}
+func.func @square(%a: tensor<3xf32>) -> tensor<3xf32> {{
+  %m = grad.mul %a, %a : tensor<3xf32>
+  func.return %m : tensor<3xf32>
+}}
+func.func @main(%x: tensor<3xf32>, %y: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {{
+  %l1 = {call1}
+  %xx = grad.mul %x, %y : tensor<3xf32>
+  %l2 = {call2}
+  %l3 = grad.add %l1, %l2 : tensor<f32>
+  %gx, %gy = grad.gradient %l3 wrt %x, %y control_flow : tensor<f32>, tensor<3xf32>, tensor<3xf32>
+  func.return %gx, %gy : tensor<3xf32>, tensor<3xf32>
+}}
+"""
+
+
+def _calls(inline: bool) -> str:
+    """A loss called from two sites (one of them through a second call), as
+    calls or pasted in by hand."""
+    if not inline:
+        return CALLS.format(
+            inner="func.call @square(%s) : (tensor<3xf32>) -> tensor<3xf32>",
+            call1="func.call @loss(%x, %y) : (tensor<3xf32>, tensor<3xf32>) -> tensor<f32>",
+            call2="func.call @loss(%xx, %x) : (tensor<3xf32>, tensor<3xf32>) -> tensor<f32>",
+        )
+    body = """grad.mul {a}, {b} : tensor<3xf32>
+  %s{n} = grad.sin %d{n} : tensor<3xf32>
+  %e{n} = grad.mul %s{n}, %s{n} : tensor<3xf32>
+  %l{n} = grad.reduce add %e{n} [0] : tensor<3xf32> to tensor<f32>"""
+    return (
+        CALLS.format(
+            inner="grad.mul %s, %s : tensor<3xf32>",
+            call1="grad.const 0.0 : tensor<f32>\n  %d1 = "
+            + body.format(a="%x", b="%y", n=1),
+            call2="grad.const 0.0 : tensor<f32>\n  %d2 = "
+            + body.format(a="%xx", b="%x", n=2),
+        )
+        .replace("%l1 = grad.const", "%unused1 = grad.const")
+        .replace("%l2 = grad.const", "%unused2 = grad.const")
+    )
+
+
+def test_calls_have_the_bits_of_inlining() -> None:
+    args = (f32(3), f32(3))
+    called = results(expanded(_calls(False)), *args)
+    inlined = results(expanded(_calls(True)), *args)
+    assert same_bits(called, inlined)
+    x, y = (a.astype(np.float64) for a in args)
+    # l = sum(sin(x*y)^2) + sum(sin(x*y*x)^2)
+    d1, d2 = x * y, x * y * x
+    s1, s2 = 2 * np.sin(d1) * np.cos(d1), 2 * np.sin(d2) * np.cos(d2)
+    close(called[0], s1 * y + s2 * 2 * x * y)
+    close(called[1], s1 * x + s2 * x * x)
+
+
+NESTED = """
+func.func @main(%x: tensor<2xf32>, %w: tensor<2xf32>, %n: tensor<i32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %ni = tensor.extract %n[] : tensor<i32>
+  %nd = arith.index_cast %ni : i32 to index
+  %nn = {count}
+  %r = scf.for %i = %c0 to %nn step %c1 iter_args(%h = %x) -> (tensor<2xf32>) {{
+    %inner = scf.for %j = %c0 to %c3 step %c1 iter_args(%u = %h) -> (tensor<2xf32>) {{
+      %a = grad.mul %u, %w : tensor<2xf32>
+      %b = grad.sin %a : tensor<2xf32>
+      %c = grad.add %b, %h : tensor<2xf32>
+      scf.yield %c : tensor<2xf32>
+    }}
+    %pos = grad.reduce add %inner [0] : tensor<2xf32> to tensor<f32>
+    %zero = grad.const 0.0 : tensor<f32>
+    %above = grad.cmplt %zero, %pos : tensor<f32>
+    %cond = tensor.extract %above[] : tensor<i1>
+    %next = scf.if %cond -> (tensor<2xf32>) {{
+      %m = grad.mul %inner, %w : tensor<2xf32>
+      scf.yield %m : tensor<2xf32>
+    }} else {{
+      %m2 = grad.neg %inner : tensor<2xf32>
+      scf.yield %m2 : tensor<2xf32>
+    }}
+    scf.yield %next : tensor<2xf32>
+  }}
+  %sq = grad.mul %r, %r : tensor<2xf32>
+  %l = grad.reduce add %sq [0] : tensor<2xf32> to tensor<f32>
+  %gx, %gw = grad.gradient %l wrt %x, %w control_flow : tensor<f32>, tensor<2xf32>, tensor<2xf32>
+  %t = grad.jvp %r wrt %x, %w control_flow : tensor<2xf32>, tensor<2xf32>
+  func.return %gx, %gw, %t : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}}
+"""
+
+
+def nested_reference(
+    x: np.ndarray, w: np.ndarray, n: int, t: np.ndarray
+) -> list[np.ndarray]:
+    """Gradients of the nested program in float64 by forward-mode dual numbers
+    (one pass per input direction), and the jvp along `t` at x."""
+
+    def run(dx: np.ndarray, dw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        h, dh = x.astype(np.float64), dx
+        wf = w.astype(np.float64)
+        for _ in range(n):
+            u, du = h, dh
+            for _ in range(3):
+                a, da = u * wf, du * wf + u * dw
+                u, du = np.sin(a) + h, np.cos(a) * da + dh
+            if u.sum() > 0:
+                h, dh = u * wf, du * wf + u * dw
+            else:
+                h, dh = -u, -du
+        return h, dh
+
+    eye = np.eye(2)
+    zero = np.zeros(2)
+    gx = np.array([2 * np.sum(np.prod(run(eye[k], zero), axis=0)) for k in range(2)])
+    gw = np.array([2 * np.sum(np.prod(run(zero, eye[k]), axis=0)) for k in range(2)])
+    return [gx, gw, run(t.astype(np.float64), zero)[1]]
+
+
+@pytest.mark.parametrize(
+    "count", ["arith.constant 3 : index", "arith.addi %nd, %c0 : index"]
+)
+def test_nested_loops_branches_and_run_time_trip_counts(count: str) -> None:
+    text = NESTED.format(count=count)
+    x, w = np.array([0.3, -0.2], np.float32), np.array([0.8, 1.1], np.float32)
+    found = results(expanded(text), x, w, np.array(3, np.int32))
+    for value, expected in zip(found, nested_reference(x, w, 3, w), strict=True):
+        close(value, expected)
+    if "constant" in count:
+        unrolled = results(expanded(text, unroll=True), x, w, np.array(3, np.int32))
+        for value, expected in zip(found, unrolled, strict=True):
+            np.testing.assert_allclose(value, expected, rtol=1e-5, atol=1e-6)
+    else:
+        none = results(expanded(text), x, w, np.array(0, np.int32))
+        assert same_bits(none[:2], [2 * x, np.zeros(2, np.float32)])
+
+
+SECOND_ORDER = """
+func.func @cell(%h: tensor<2xf32>, %w: tensor<2xf32>) -> tensor<2xf32> {
+  %a = grad.mul %h, %w : tensor<2xf32>
+  %b = grad.sin %a : tensor<2xf32>
+  func.return %b : tensor<2xf32>
+}
+func.func @main(%x: tensor<2xf32>, %w: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %x) -> (tensor<2xf32>) {
+    %n = func.call @cell(%h, %w) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    scf.yield %n : tensor<2xf32>
+  }
+  %sq = grad.mul %r, %r : tensor<2xf32>
+  %l = grad.reduce add %sq [0] : tensor<2xf32> to tensor<f32>
+  %g = grad.gradient %l wrt %w control_flow : tensor<f32>, tensor<2xf32>
+  %gg = grad.mul %g, %g : tensor<2xf32>
+  %l2 = grad.reduce add %gg [0] : tensor<2xf32> to tensor<f32>
+  %g2 = grad.gradient %l2 wrt %x control_flow : tensor<f32>, tensor<2xf32>
+  func.return %g, %g2 : tensor<2xf32>, tensor<2xf32>
+}
+"""
+
+
+def _first_gradient(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """d/dw sum(r^2) of the loop above, in float64 (dual numbers per w_k)."""
+    out = np.zeros(2)
+    for k in range(2):
+        dw = np.eye(2)[k]
+        h, dh = x, np.zeros(2)
+        for _ in range(4):
+            a, da = h * w, dh * w + h * dw
+            h, dh = np.sin(a), np.cos(a) * da
+        out[k] = np.sum(2 * h * dh)
+    return out
+
+
+def test_gradient_of_a_gradient_through_a_loop_with_a_call() -> None:
+    x, w = np.array([0.4, -0.7], np.float32), np.array([1.2, 0.9], np.float32)
+    g, g2 = results(expanded(SECOND_ORDER), x, w)
+    xd, wd = x.astype(np.float64), w.astype(np.float64)
+    close(g, _first_gradient(xd, wd))
+    eps = 1e-6
+    expected = [
+        (
+            np.sum(_first_gradient(xd + eps * e, wd) ** 2)
+            - np.sum(_first_gradient(xd - eps * e, wd) ** 2)
+        )
+        / (2 * eps)
+        for e in np.eye(2)
+    ]
+    close(g2, np.array(expected), 1e-4)
+    unrolled = results(expanded(SECOND_ORDER, unroll=True), x, w)
+    for value, other in zip([g, g2], unrolled, strict=True):
+        np.testing.assert_allclose(value, other, rtol=1e-5, atol=1e-6)

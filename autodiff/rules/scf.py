@@ -17,7 +17,7 @@ each side walks its own region.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
@@ -34,7 +34,7 @@ from xdsl.dialects.tensor import (
     InsertOp,
     InsertSliceOp,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from gradopt.autodiff.emitter import Emitter
 from gradopt.autodiff.paths import captured
@@ -45,7 +45,11 @@ from gradopt.autodiff.registry import (
     register_derivative,
 )
 from gradopt.autodiff.upstream import is_f32_value
-from gradopt.autodiff.walks import backward_walk_from, forward_walk_from
+from gradopt.autodiff.walks import (
+    backward_walk_from,
+    forward_walk_from,
+    unfold_on_path,
+)
 
 INDEX = IndexType()
 
@@ -61,9 +65,15 @@ class _Body:
         self.block.add_op(self._placeholder)
         self.e = e.at(self._placeholder)
 
-    def copy(self, source: Block, values: dict[SSAValue, SSAValue]) -> list[SSAValue]:
-        """Copy `source`'s ops (its arguments mapped by `values`), returning
-        the values its terminator yields."""
+    def copy(
+        self,
+        source: Block,
+        values: dict[SSAValue, SSAValue],
+        sources: Sequence[SSAValue] = (),
+    ) -> list[SSAValue]:
+        """Copy `source`'s ops (its arguments mapped by `values`), unfold the
+        calls on the path from `sources` (SPEC §11: the bits of inlining), and
+        return the values its terminator yields."""
         terminator = source.last_op
         assert terminator is not None
         for op in source.ops:
@@ -72,13 +82,15 @@ class _Body:
             self.block.insert_op_before(
                 op.clone(value_mapper=values), self._placeholder
             )
-        return [values.get(v, v) for v in terminator.operands]
+        self._placeholder.operands = [values.get(v, v) for v in terminator.operands]
+        unfold_on_path(lambda: self._placeholder.operands, lambda: sources, self.within)
+        return list(self._placeholder.operands)
 
-    def within(self) -> Callable[[SSAValue], bool]:
-        """Whether a value is made in the block (the walk's inside)."""
-        local = set(self.block.args)
-        local.update(r for o in self.block.ops for r in o.results)
-        return local.__contains__
+    def within(self, value: SSAValue) -> bool:
+        """Whether `value` is made in the block (the walk's inside)."""
+        if isinstance(value, BlockArgument):
+            return value.block is self.block
+        return value.owner.parent is self.block
 
     def close(self, values: Sequence[SSAValue]) -> None:
         self._placeholder.detach()
@@ -218,13 +230,15 @@ def _for_reverse(
     values = [
         _load(r, cache, k, c.type) for cache, c in zip(caches, carries, strict=True)
     ]
-    yielded = reverse.copy(body, dict(zip(body.args, [iv, *values], strict=True)))
+    sources = [values[j] for j in differentiable] + outer
+    yielded = reverse.copy(
+        body, dict(zip(body.args, [iv, *values], strict=True)), sources
+    )
     carried_in = running[: len(differentiable)]
     seeds = [
         (yielded[j], _given(g)) for j, g in zip(differentiable, carried_in, strict=True)
     ]
-    sources = [values[j] for j in differentiable]
-    found = backward_walk_from(r, seeds, sources + outer, reverse.within())
+    found = backward_walk_from(r, seeds, sources, reverse.within)
     carried_out = [
         found[values[j]] if values[j] in found else r.zeros_like(values[j])
         for j in differentiable
@@ -286,11 +300,13 @@ def _for_tangent(
     e.insert(loop)
     iv, *rest = new.block.args
     state, carried = rest[: len(carries)], rest[len(carries) :]
-    yielded = new.copy(body, dict(zip(body.args, [iv, *state], strict=True)))
     sources = dict(outer)
     sources.update((state[j], t) for j, t in zip(differentiable, carried, strict=True))
+    yielded = new.copy(
+        body, dict(zip(body.args, [iv, *state], strict=True)), [*sources]
+    )
     found = forward_walk_from(
-        new.e, [yielded[j] for j in differentiable], sources, new.within()
+        new.e, [yielded[j] for j in differentiable], sources, new.within
     )
     out = [
         t if t is not None else new.e.zeros_like(yielded[j])
@@ -306,7 +322,7 @@ def _for_tangent(
 
 
 def _branches(
-    e: Emitter, op: IfOp, types: Sequence[Attribute]
+    e: Emitter, op: IfOp, types: Sequence[Attribute], sources: Sequence[SSAValue]
 ) -> tuple[IfOp, list[tuple[_Body, list[SSAValue]]]]:
     """A new `scf.if` on `op`'s condition with results of `types`, inserted,
     each side holding a copy of `op`'s side (with the values it yields)."""
@@ -315,7 +331,7 @@ def _branches(
     e.insert(branch)
     regions = (op.true_region, op.false_region)
     return branch, [
-        (side, side.copy(region.block, {}))
+        (side, side.copy(region.block, {}, sources))
         for side, region in zip(sides, regions, strict=True)
     ]
 
@@ -325,14 +341,14 @@ def _if_reverse(
 ) -> Sequence[Share | None]:
     assert isinstance(op, IfOp)
     outer = [v for v in captured(op) if is_f32_value(v.type)]
-    branch, sides = _branches(e, op, [v.type for v in outer])
+    branch, sides = _branches(e, op, [v.type for v in outer], outer)
     for side, yielded in sides:
         seeds = [
             (y, _given(g))
             for y, g in zip(yielded, gradients, strict=True)
             if g is not None
         ]
-        found = backward_walk_from(side.e, seeds, outer, side.within())
+        found = backward_walk_from(side.e, seeds, outer, side.within)
         side.close([found[v] if v in found else side.e.zeros_like(v) for v in outer])
     return [None, *_outer_shares(op, outer, branch.results)]
 
@@ -345,10 +361,12 @@ def _if_tangent(
         v: t for v, t in zip(captured(op), tangents[1:], strict=True) if t is not None
     }
     differentiable = [j for j, r in enumerate(op.results) if is_f32_value(r.type)]
-    branch, sides = _branches(e, op, [op.results[j].type for j in differentiable])
+    branch, sides = _branches(
+        e, op, [op.results[j].type for j in differentiable], [*outer]
+    )
     for side, yielded in sides:
         found = forward_walk_from(
-            side.e, [yielded[j] for j in differentiable], outer, side.within()
+            side.e, [yielded[j] for j in differentiable], outer, side.within
         )
         side.close(
             [
