@@ -138,7 +138,9 @@ class _Dependence:
     regions, and memory edges (a store into a slot reaches the later loads of
     that slot in the same function)."""
 
-    def __init__(self) -> None:
+    def __init__(self, local: set[SSAValue] | None = None) -> None:
+        self._local = local
+        """If given, the values to look through (the others are leaves)."""
         self._program_order: dict[Operation, dict[Operation, int]] = {}
         self._inputs: dict[SSAValue, Sequence[SSAValue]] = {}
         self.stores: dict[SSAValue, StoreOp] = {}
@@ -174,6 +176,8 @@ class _Dependence:
 
     def _compute(self, value: SSAValue) -> Sequence[SSAValue]:
         if not is_f32_value(value.type) or not isinstance(value, OpResult):
+            return ()
+        if self._local is not None and value not in self._local:
             return ()
         op = value.op
         if _cuts_path(op):
@@ -536,12 +540,7 @@ def _check_block(
     terminator = block.last_op
     if terminator is None:
         return
-    dependence = _Dependence()
-    local = {v for o in block.ops for v in o.results} | set(block.args)
-
-    def inputs(value: SSAValue) -> Sequence[SSAValue]:
-        return dependence(value) if value in local else ()
-
+    inputs = _Dependence({v for o in block.ops for v in o.results})
     roots = [v for v in terminator.operands if is_f32_value(v.type)]
     _find_rule_less_op(op, post_order_all(roots, inputs), inputs, sources, calls)
 
