@@ -26,7 +26,14 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     TensorType,
 )
-from xdsl.dialects.scf import ForOp, IfOp, YieldOp
+from xdsl.dialects.scf import (
+    ConditionOp,
+    ExecuteRegionOp,
+    ForOp,
+    IfOp,
+    WhileOp,
+    YieldOp,
+)
 from xdsl.dialects.tensor import (
     EmptyOp,
     ExtractOp,
@@ -34,7 +41,7 @@ from xdsl.dialects.tensor import (
     InsertOp,
     InsertSliceOp,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
 from gradopt.autodiff.emitter import Emitter
 from gradopt.autodiff.paths import captured
@@ -92,10 +99,11 @@ class _Body:
             return value.block is self.block
         return value.owner.parent is self.block
 
-    def close(self, values: Sequence[SSAValue]) -> None:
+    def close(self, terminator: Operation) -> None:
+        """Put `terminator` in place of the placeholder."""
         self._placeholder.detach()
         self._placeholder.erase()
-        self.block.add_op(YieldOp(*values))
+        self.block.add_op(terminator)
 
 
 def _int(e: Emitter, value: int, type: Attribute) -> SSAValue:
@@ -195,7 +203,7 @@ def _for_reverse(
     )
     stored = [_store(r, v, cache, k) for v, cache in zip(state, cached, strict=True)]
     yielded = record.copy(body, dict(zip(body.args, [iv, *state], strict=True)))
-    record.close(yielded + stored)
+    record.close(YieldOp(*yielded, *stored))
     caches = recorder.results[len(carries) :]
 
     differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
@@ -247,7 +255,7 @@ def _for_reverse(
         r.accumulate(v, total, found[v]) if v in found else total
         for v, total in zip(outer, running[len(differentiable) :], strict=True)
     ]
-    reverse.close(carried_out + sums)
+    reverse.close(YieldOp(*carried_out, *sums))
     shares: list[Share | None] = [None, None, None]
     for j in range(len(carries)):
         shares.append(
@@ -312,7 +320,7 @@ def _for_tangent(
         t if t is not None else new.e.zeros_like(yielded[j])
         for j, t in zip(differentiable, found, strict=True)
     ]
-    new.close(yielded + out)
+    new.close(YieldOp(*yielded, *out))
     return [
         loop.results[len(carries) + differentiable.index(j)]
         if j in differentiable
@@ -349,7 +357,9 @@ def _if_reverse(
             if g is not None
         ]
         found = backward_walk_from(side.e, seeds, outer, side.within)
-        side.close([found[v] if v in found else side.e.zeros_like(v) for v in outer])
+        side.close(
+            YieldOp(*(found[v] if v in found else side.e.zeros_like(v) for v in outer))
+        )
     return [None, *_outer_shares(op, outer, branch.results)]
 
 
@@ -369,10 +379,12 @@ def _if_tangent(
             side.e, [yielded[j] for j in differentiable], outer, side.within
         )
         side.close(
-            [
-                t if t is not None else side.e.zeros_like(yielded[j])
-                for j, t in zip(differentiable, found, strict=True)
-            ]
+            YieldOp(
+                *(
+                    t if t is not None else side.e.zeros_like(yielded[j])
+                    for j, t in zip(differentiable, found, strict=True)
+                )
+            )
         )
     return [
         branch.results[differentiable.index(j)] if j in differentiable else None
@@ -380,5 +392,165 @@ def _if_tangent(
     ]
 
 
+def _while_trip_count(e: Emitter, op: WhileOp) -> SSAValue:
+    """How many times the loop runs its `after` region: a copy of the loop
+    that also counts."""
+    before, after = op.before_region.block, op.after_region.block
+    forwarded = [v.type for v in op.results]
+    first = _Body(e, [*(c.type for c in before.args), INDEX])
+    second = _Body(e, [*forwarded, INDEX])
+    counter = WhileOp(
+        [*op.arguments, _int(e, 0, INDEX)],
+        [*forwarded, INDEX],
+        [first.block],
+        [second.block],
+    )
+    e.insert(counter)
+    *state, n = first.block.args
+    condition, *values = first.copy(before, dict(zip(before.args, state, strict=True)))
+    first.close(ConditionOp(condition, *values, n))
+    *values, n = second.block.args
+    following = second.copy(after, dict(zip(after.args, values, strict=True)))
+    second.close(
+        YieldOp(*following, second.e.insert(arith.AddiOp(n, _int(second.e, 1, INDEX))))
+    )
+    return counter.results[-1]
+
+
+def _while_reverse(
+    e: Emitter, op: Operation, gradients: Sequence[SSAValue | None]
+) -> Sequence[Share | None]:
+    """A counting copy of the loop finds its trip count N; a recording
+    `scf.for` of N iterations stores each iteration's carried values; the
+    results' gradients go back through the `before` region at the last
+    carried values, then a reverse loop takes them through `after` and
+    `before` of each iteration, last to first."""
+    assert isinstance(op, WhileOp)
+    before, after = op.before_region.block, op.after_region.block
+    carries = before.args
+    count = _while_trip_count(e, op)
+    empties = [e.insert(EmptyOp([count], _cache_type(c.type, None))) for c in carries]
+    zero, one = _int(e, 0, INDEX), _int(e, 1, INDEX)
+    record = _Body(e, [INDEX, *(c.type for c in carries), *(v.type for v in empties)])
+    recorder = ForOp(zero, count, one, [*op.arguments, *empties], record.block)
+    e.insert(recorder)
+    k, *rest = record.block.args
+    state, cached = rest[: len(carries)], rest[len(carries) :]
+    stored = [
+        _store(record.e, v, cache, k) for v, cache in zip(state, cached, strict=True)
+    ]
+    _, *values = record.copy(before, dict(zip(before.args, state, strict=True)))
+    following = record.copy(after, dict(zip(after.args, values, strict=True)))
+    record.close(YieldOp(*following, *stored))
+    last, caches = recorder.results[: len(carries)], recorder.results[len(carries) :]
+
+    differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
+    outer = [v for v in captured(op) if is_f32_value(v.type)]
+    types = [*(carries[j].type for j in differentiable), *(v.type for v in outer)]
+    exit = _Body(e, [])
+    leaving = ExecuteRegionOp(types, Region(exit.block))
+    e.insert(leaving)
+    sources = [*(last[j] for j in differentiable), *outer]
+    _, *values = exit.copy(before, dict(zip(before.args, last, strict=True)), sources)
+    seeds = [
+        (v, _given(g)) for v, g in zip(values, gradients, strict=True) if g is not None
+    ]
+    found = backward_walk_from(exit.e, seeds, sources, exit.within)
+    exit.close(
+        YieldOp(*(found[v] if v in found else exit.e.zeros_like(v) for v in sources))
+    )
+
+    reverse = _Body(e, [INDEX, *types])
+    loop = ForOp(zero, count, one, list(leaving.results), reverse.block)
+    e.insert(loop)
+    step, *running = reverse.block.args
+    r = reverse.e
+    k = r.insert(arith.SubiOp(r.insert(arith.SubiOp(count, one)), step))
+    values = [
+        _load(r, cache, k, c.type) for cache, c in zip(caches, carries, strict=True)
+    ]
+    sources = [*(values[j] for j in differentiable), *outer]
+    _, *passed = reverse.copy(
+        before, dict(zip(before.args, values, strict=True)), sources
+    )
+    following = reverse.copy(after, dict(zip(after.args, passed, strict=True)), sources)
+    carried_in = running[: len(differentiable)]
+    seeds = [
+        (following[j], _given(g))
+        for j, g in zip(differentiable, carried_in, strict=True)
+    ]
+    found = backward_walk_from(r, seeds, sources, reverse.within)
+    carried_out = [
+        found[values[j]] if values[j] in found else r.zeros_like(values[j])
+        for j in differentiable
+    ]
+    sums = [
+        r.accumulate(v, total, found[v]) if v in found else total
+        for v, total in zip(outer, running[len(differentiable) :], strict=True)
+    ]
+    reverse.close(YieldOp(*carried_out, *sums))
+    return [
+        _given(loop.results[differentiable.index(j)]) if j in differentiable else None
+        for j in range(len(carries))
+    ] + _outer_shares(op, outer, loop.results[len(differentiable) :])
+
+
+def _while_tangent(
+    e: Emitter, op: Operation, tangents: Sequence[Tangent]
+) -> Sequence[Tangent]:
+    """The loop again, carrying the tangents of its f32 values beside them."""
+    assert isinstance(op, WhileOp)
+    before, after = op.before_region.block, op.after_region.block
+    carries = before.args
+    outer = {
+        v: t
+        for v, t in zip(captured(op), tangents[len(carries) :], strict=True)
+        if t is not None
+    }
+    entering = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
+    leaving = [j for j, r in enumerate(op.results) if is_f32_value(r.type)]
+    initial = [
+        t if (t := tangents[j]) is not None else e.zeros_like(carries[j])
+        for j in entering
+    ]
+    forwarded = [r.type for r in op.results]
+    first = _Body(e, [*(c.type for c in carries), *(carries[j].type for j in entering)])
+    second = _Body(e, [*forwarded, *(forwarded[j] for j in leaving)])
+    loop = WhileOp(
+        [*op.arguments, *initial],
+        [*forwarded, *(forwarded[j] for j in leaving)],
+        [first.block],
+        [second.block],
+    )
+    e.insert(loop)
+
+    def side(
+        body: _Body, block: Block, given: Sequence[int], wanted: Sequence[int]
+    ) -> tuple[list[SSAValue], list[SSAValue]]:
+        args = body.block.args
+        state, carried = args[: len(block.args)], args[len(block.args) :]
+        sources = dict(outer)
+        sources.update((state[j], t) for j, t in zip(given, carried, strict=True))
+        out = body.copy(block, dict(zip(block.args, state, strict=True)), [*sources])
+        values = out[1:] if block is before else out
+        found = forward_walk_from(
+            body.e, [values[j] for j in wanted], sources, body.within
+        )
+        return out, [
+            t if t is not None else body.e.zeros_like(values[j])
+            for j, t in zip(wanted, found, strict=True)
+        ]
+
+    (condition, *values), found = side(first, before, entering, leaving)
+    first.close(ConditionOp(condition, *values, *found))
+    following, found = side(second, after, leaving, entering)
+    second.close(YieldOp(*following, *found))
+    return [
+        loop.results[len(forwarded) + leaving.index(j)] if j in leaving else None
+        for j in range(len(forwarded))
+    ]
+
+
 register_derivative(ForOp, RegionDerivative(_for_reverse, _for_tangent))
 register_derivative(IfOp, RegionDerivative(_if_reverse, _if_tangent))
+register_derivative(WhileOp, RegionDerivative(_while_reverse, _while_tangent))
