@@ -329,3 +329,93 @@ def test_gradient_of_a_gradient_through_a_loop_with_a_call() -> None:
     unrolled = results(expanded(SECOND_ORDER, unroll=True), x, w)
     for value, other in zip([g, g2], unrolled, strict=True):
         np.testing.assert_allclose(value, other, rtol=1e-5, atol=1e-6)
+
+
+WHILE = """
+func.func @main(%x: tensor<2xf32>, %w: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %r = scf.while (%a = %x) : (tensor<2xf32>) -> tensor<2xf32> {
+    %s = grad.reduce add %a [0] : tensor<2xf32> to tensor<f32>
+    %lim = grad.const 20.0 : tensor<f32>
+    %lt = grad.cmplt %s, %lim : tensor<f32>
+    %c = tensor.extract %lt[] : tensor<i1>
+    scf.condition(%c) %a : tensor<2xf32>
+  } do {
+  ^bb0(%b: tensor<2xf32>):
+    %m = grad.mul %b, %w : tensor<2xf32>
+    %q = grad.mul %m, %b : tensor<2xf32>
+    %n = grad.add %q, %b : tensor<2xf32>
+    scf.yield %n : tensor<2xf32>
+  }
+  %l = grad.reduce add %r [0] : tensor<2xf32> to tensor<f32>
+  %gx, %gw = grad.gradient %l wrt %x, %w control_flow : tensor<f32>, tensor<2xf32>, tensor<2xf32>
+  %t = grad.jvp %r wrt %w, %x control_flow : tensor<2xf32>, tensor<2xf32>
+  func.return %gx, %gw, %t : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}
+"""
+
+
+def test_while_loop_against_float64() -> None:
+    x, w = np.array([0.9, 1.3], np.float32), np.array([0.7, 0.4], np.float32)
+    gx, gw, t = results(WHILE, x, w)
+    xd, wd = x.astype(np.float64), w.astype(np.float64)
+    steps = 0
+    h = xd.copy()
+    while h.sum() < 20.0:  # the trip count is a constant of the derivative
+        h = h * wd * h + h
+        steps += 1
+    assert steps > 2
+
+    def tangent(dx: np.ndarray, dw: np.ndarray) -> np.ndarray:
+        h, dh = xd, dx
+        for _ in range(steps):
+            h, dh = h * wd * h + h, 2 * h * wd * dh + h * h * dw + dh
+        return dh
+
+    eye = np.eye(2)
+    close(gx, np.array([tangent(e, np.zeros(2)).sum() for e in eye]))
+    close(gw, np.array([tangent(np.zeros(2), e).sum() for e in eye]))
+    close(t, tangent(np.zeros(2), xd))
+
+
+@pytest.mark.skipif(not HAVE_IREE, reason="needs the iree extra")
+def test_the_expanded_rnn_runs_on_iree_as_loops() -> None:
+    text, args = RNN.format(n=5), (f32(4), f32(5, 4), f32(4, 4))
+    module = expanded(text)
+    on_iree = results(module, *args, backend="iree")
+    for value, expected in zip(on_iree, results(module, *args), strict=True):
+        np.testing.assert_allclose(value, expected, rtol=1e-5, atol=1e-6)
+
+
+TRAINING = """
+func.func @main(%w0: tensor<2xf32>, %xs: tensor<4x2xf32>) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %lr = grad.const 0.1 : tensor<2xf32>
+  %w = scf.for %i = %c0 to %c4 step %c1 iter_args(%v = %w0) -> (tensor<2xf32>) {
+    %x = tensor.extract_slice %xs[%i, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
+    %d = grad.add %v, %x : tensor<2xf32>
+    %sq = grad.mul %d, %d : tensor<2xf32>
+    %l = grad.reduce add %sq [0] : tensor<2xf32> to tensor<f32>
+    %g = grad.gradient %l wrt %v control_flow : tensor<f32>, tensor<2xf32>
+    %step = grad.mul %g, %lr : tensor<2xf32>
+    %n = grad.neg %step : tensor<2xf32>
+    %v2 = grad.add %v, %n : tensor<2xf32>
+    scf.yield %v2 : tensor<2xf32>
+  }
+  func.return %w : tensor<2xf32>
+}
+"""
+
+
+def test_a_training_loop_in_ir() -> None:
+    """Rule 4 is lifted by `control_flow`: the loss and the target depend on
+    the iteration (the weights are the loop's iter_args)."""
+    w0, xs = f32(2), f32(4, 2)
+    (found,) = results(TRAINING, w0, xs)
+    w = w0.astype(np.float64)
+    for x in xs.astype(np.float64):
+        w = w - 0.1 * 2 * (w + x)
+    close(found, w)
+    with pytest.raises(gradopt.GradoptError, match="depends on an open loop range"):
+        results(TRAINING.replace(" control_flow", ""), w0, xs)

@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     IndexType,
     IntegerAttr,
+    IntegerType,
     TensorType,
 )
 from xdsl.dialects.scf import (
@@ -107,6 +108,7 @@ class _Body:
 
 
 def _int(e: Emitter, value: int, type: Attribute) -> SSAValue:
+    assert isinstance(type, IntegerType | IndexType)
     return e.insert(arith.ConstantOp(IntegerAttr(value, type)))
 
 
@@ -217,7 +219,7 @@ def _for_reverse(
         ],
     )
     initial = [
-        gradients[j] if gradients[j] is not None else e.zeros_like(op.results[j])
+        g if (g := gradients[j]) is not None else e.zeros_like(op.results[j])
         for j in differentiable
     ]
     loop = ForOp(
