@@ -419,3 +419,34 @@ def test_a_training_loop_in_ir() -> None:
     close(found, w)
     with pytest.raises(gradopt.GradoptError, match="depends on an open loop range"):
         results(TRAINING.replace(" control_flow", ""), w0, xs)
+
+
+@pytest.mark.parametrize(
+    "attributes",
+    [
+        '{"grad.checkpoint" = "periodic"}',
+        '{"grad.checkpoint" = "periodic", "grad.period" = 4 : i64}',
+        '{"grad.checkpoint" = "periodic", "grad.period" = 50 : i64}',
+    ],
+)
+def test_periodic_checkpointing_gives_the_bits_of_the_cache(attributes: str) -> None:
+    """Default period ⌈√7⌉ = 3 (segments 3, 3, 1), a period that does not
+    divide the trip count, and one longer than the loop."""
+    text = RNN.format(n=7)
+    args = (f32(4), f32(7, 4), f32(4, 4))
+    marked = text.replace("  scf.yield %t : tensor<4xf32>\n  }", "  scf.yield %t : tensor<4xf32>\n  } " + attributes)
+    assert marked != text
+    assert same_bits(results(expanded(marked), *args), results(expanded(text), *args))
+
+
+def test_periodic_checkpointing_with_a_run_time_trip_count() -> None:
+    text = NESTED.format(count="arith.addi %nd, %c0 : index")
+    marked = text.replace(
+        "    scf.yield %next : tensor<2xf32>\n  }",
+        '    scf.yield %next : tensor<2xf32>\n  } {"grad.checkpoint" = "periodic"}',
+    )
+    assert marked != text
+    x, w = np.array([0.3, -0.2], np.float32), np.array([0.8, 1.1], np.float32)
+    for n in (0, 1, 5):
+        args = (x, w, np.array(n, np.int32))
+        assert same_bits(results(expanded(marked), *args), results(expanded(text), *args))

@@ -18,6 +18,7 @@ each side walks its own region.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import isqrt
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
@@ -25,6 +26,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    StringAttr,
     TensorType,
 )
 from xdsl.dialects.scf import (
@@ -58,6 +60,7 @@ from gradopt.autodiff.walks import (
     forward_walk_from,
     unfold_on_path,
 )
+from gradopt.dialect.errors import OpError
 
 INDEX = IndexType()
 
@@ -183,62 +186,76 @@ def _load(e: Emitter, cache: SSAValue, k: SSAValue, type: Attribute) -> SSAValue
     )
 
 
-def _for_reverse(
-    e: Emitter, op: Operation, gradients: Sequence[SSAValue | None]
-) -> Sequence[Share | None]:
-    assert isinstance(op, ForOp)
+def _induction(e: Emitter, op: ForOp, k: SSAValue) -> SSAValue:
+    """The induction variable of iteration k (an index) of `op`."""
+    scaled = e.insert(arith.MuliOp(_from_index(e, k, op.lb.type), op.step))
+    return e.insert(arith.AddiOp(op.lb, scaled))
+
+
+def _replay(
+    e: Emitter,
+    op: ForOp,
+    start: SSAValue | None,
+    count: SSAValue,
+    inits: Sequence[SSAValue],
+    cache: tuple[SSAValue, int | None] | None,
+) -> ForOp:
+    """A loop that runs iterations start .. start + count - 1 of `op` (start
+    None: 0) from the carried values `inits`. With `cache` (a size, static or
+    as a value), it also stores the carried values of the t-th iteration it
+    runs at position t of a cache per carried value (its last results)."""
     body = op.body.block
     carries = body.args[1:]
-    bound = op.lb.type
-    count, static = _trip_count(e, op)
-    sizes = [] if static is not None else [count]
-    empties = [e.insert(EmptyOp(sizes, _cache_type(c.type, static))) for c in carries]
-
-    record = _Body(e, [bound, *(c.type for c in carries), *(v.type for v in empties)])
-    iv, *rest = record.block.args
-    state, cached = rest[: len(carries)], rest[len(carries) :]
-    recorder = ForOp(op.lb, op.ub, op.step, [*op.iter_args, *empties], record.block)
-    e.insert(recorder)
-    r = record.e
-    k = _to_index(
-        r, r.insert(arith.DivSIOp(r.insert(arith.SubiOp(iv, op.lb)), op.step))
+    empties: list[SSAValue] = []
+    if cache is not None:
+        size, static = cache
+        empties = [
+            e.insert(EmptyOp([] if static else [size], _cache_type(c.type, static)))
+            for c in carries
+        ]
+    replay = _Body(e, [INDEX, *(c.type for c in carries), *(v.type for v in empties)])
+    loop = ForOp(
+        _int(e, 0, INDEX), count, _int(e, 1, INDEX), [*inits, *empties], replay.block
     )
-    stored = [_store(r, v, cache, k) for v, cache in zip(state, cached, strict=True)]
-    yielded = record.copy(body, dict(zip(body.args, [iv, *state], strict=True)))
-    record.close(YieldOp(*yielded, *stored))
-    caches = recorder.results[len(carries) :]
+    e.insert(loop)
+    t, *rest = replay.block.args
+    state, cached = rest[: len(carries)], rest[len(carries) :]
+    r = replay.e
+    stored = [_store(r, v, c, t) for v, c in zip(state, cached, strict=False)]
+    k = t if start is None else r.insert(arith.AddiOp(start, t))
+    values = dict(zip(body.args, [_induction(r, op, k), *state], strict=True))
+    replay.close(YieldOp(*replay.copy(body, values), *stored))
+    return loop
 
+
+def _reverse_steps(
+    e: Emitter,
+    op: ForOp,
+    caches: Sequence[SSAValue],
+    start: SSAValue | None,
+    count: SSAValue,
+    initial: Sequence[SSAValue],
+) -> ForOp:
+    """A loop over iterations start + count - 1 down to start of `op`, whose
+    carried values are at positions count - 1 .. 0 of `caches`: each recomputes
+    its iteration and walks it backward, from the gradients of the f32 carried
+    values (`initial`, first) and the running sums of the f32 outer values'
+    shares (`initial`, after them), which it yields updated."""
+    body = op.body.block
+    carries = body.args[1:]
     differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
     outer = [v for v in captured(op) if is_f32_value(v.type)]
-    reverse = _Body(
-        e,
-        [
-            INDEX,
-            *(carries[j].type for j in differentiable),
-            *(v.type for v in outer),
-        ],
-    )
-    initial = [
-        g if (g := gradients[j]) is not None else e.zeros_like(op.results[j])
-        for j in differentiable
-    ]
-    loop = ForOp(
-        _int(e, 0, INDEX),
-        count,
-        _int(e, 1, INDEX),
-        [*initial, *(e.zeros_like(v) for v in outer)],
-        reverse.block,
-    )
+    reverse = _Body(e, [INDEX, *(v.type for v in initial)])
+    loop = ForOp(_int(e, 0, INDEX), count, _int(e, 1, INDEX), initial, reverse.block)
     e.insert(loop)
     step, *running = reverse.block.args
     r = reverse.e
-    one = _int(r, 1, INDEX)
-    k = r.insert(arith.SubiOp(r.insert(arith.SubiOp(count, one)), step))
-    iv = r.insert(
-        arith.AddiOp(op.lb, r.insert(arith.MuliOp(_from_index(r, k, bound), op.step)))
-    )
+    last = r.insert(arith.SubiOp(count, _int(r, 1, INDEX)))
+    t = r.insert(arith.SubiOp(last, step))
+    k = t if start is None else r.insert(arith.AddiOp(start, t))
+    iv = _induction(r, op, k)
     values = [
-        _load(r, cache, k, c.type) for cache, c in zip(caches, carries, strict=True)
+        _load(r, cache, t, c.type) for cache, c in zip(caches, carries, strict=True)
     ]
     sources = [values[j] for j in differentiable] + outer
     yielded = reverse.copy(
@@ -258,6 +275,28 @@ def _for_reverse(
         for v, total in zip(outer, running[len(differentiable) :], strict=True)
     ]
     reverse.close(YieldOp(*carried_out, *sums))
+    return loop
+
+
+def _for_reverse(
+    e: Emitter, op: Operation, gradients: Sequence[SSAValue | None]
+) -> Sequence[Share | None]:
+    assert isinstance(op, ForOp)
+    carries = op.body.block.args[1:]
+    differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
+    outer = [v for v in captured(op) if is_f32_value(v.type)]
+    policy = _checkpoint_policy(op)
+    count, static = _trip_count(e, op)
+    initial = [
+        g if (g := gradients[j]) is not None else e.zeros_like(op.results[j])
+        for j in differentiable
+    ] + [e.zeros_like(v) for v in outer]
+    if policy is None:
+        recorder = _replay(e, op, None, count, op.iter_args, (count, static))
+        caches = recorder.results[len(carries) :]
+        loop = _reverse_steps(e, op, caches, None, count, initial)
+    else:
+        loop = _periodic_reverse(e, op, count, static, initial)
     shares: list[Share | None] = [None, None, None]
     for j in range(len(carries)):
         shares.append(
@@ -266,6 +305,120 @@ def _for_reverse(
             else None
         )
     return shares + _outer_shares(op, outer, loop.results[len(differentiable) :])
+
+
+CHECKPOINT = "grad.checkpoint"
+PERIOD = "grad.period"
+
+
+def _checkpoint_policy(op: Operation) -> str | None:
+    """The loop's `grad.checkpoint` (SPEC §11), None for the default cache."""
+    policy = op.attributes.get(CHECKPOINT)
+    if policy is None:
+        return None
+    if not isinstance(policy, StringAttr) or policy.data not in ("periodic",):
+        raise OpError(
+            op,
+            f'\'{CHECKPOINT}\' must be "periodic" ("binomial" is not '
+            f"implemented yet), got {policy}",
+        )
+    period = op.attributes.get(PERIOD)
+    if period is not None and not (
+        isinstance(period, IntegerAttr) and period.value.data > 0
+    ):
+        raise OpError(op, f"'{PERIOD}' must be a positive integer, got {period}")
+    return policy.data
+
+
+def _period(
+    e: Emitter, op: ForOp, count: SSAValue, static: int | None
+) -> tuple[SSAValue, int | None]:
+    """The loop's `grad.period`, or ⌈√N⌉ (by an integer loop when N is known
+    at run time only)."""
+    given = op.attributes.get(PERIOD)
+    if isinstance(given, IntegerAttr):
+        return _int(e, given.value.data, INDEX), given.value.data
+    if static is not None:
+        period = isqrt(static - 1) + 1 if static > 1 else 1
+        return _int(e, period, INDEX), period
+    first, second = _Body(e, [INDEX]), _Body(e, [INDEX])
+    search = WhileOp([_int(e, 1, INDEX)], [INDEX], [first.block], [second.block])
+    e.insert(search)
+    (p,) = first.block.args
+    square = first.e.insert(arith.MuliOp(p, p))
+    short = first.e.insert(arith.CmpiOp(square, count, "slt"))
+    first.close(ConditionOp(short, p))
+    (p,) = second.block.args
+    second.close(YieldOp(second.e.insert(arith.AddiOp(p, _int(second.e, 1, INDEX)))))
+    return search.results[0], None
+
+
+def _segment(
+    e: Emitter, s: SSAValue, period: SSAValue, count: SSAValue
+) -> tuple[SSAValue, SSAValue]:
+    """Where segment s starts, and how many iterations it has."""
+    start = e.insert(arith.MuliOp(s, period))
+    rest = e.insert(arith.SubiOp(count, start))
+    return start, e.insert(arith.MinSIOp(period, rest))
+
+
+def _periodic_reverse(
+    e: Emitter,
+    op: ForOp,
+    count: SSAValue,
+    static: int | None,
+    initial: Sequence[SSAValue],
+) -> ForOp:
+    """Periodic checkpointing: the forward loop keeps the carried values of
+    every P-th iteration; the reverse runs over the segments, last first,
+    recomputing each segment's carried values from its checkpoint into a
+    cache of P, then reversing them exactly as the default cache does (the
+    same ops on the same values: the same bits)."""
+    carries = op.body.block.args[1:]
+    period, static_period = _period(e, op, count, static)
+    segments = e.insert(arith.CeilDivSIOp(count, period))
+    known = None
+    if static is not None and static_period is not None:
+        known = -(-static // static_period)
+    empties = [
+        e.insert(EmptyOp([] if known else [segments], _cache_type(c.type, known)))
+        for c in carries
+    ]
+    forward = _Body(e, [INDEX, *(c.type for c in carries), *(v.type for v in empties)])
+    keeping = ForOp(
+        _int(e, 0, INDEX),
+        segments,
+        _int(e, 1, INDEX),
+        [*op.iter_args, *empties],
+        forward.block,
+    )
+    e.insert(keeping)
+    s, *rest = forward.block.args
+    state, cached = rest[: len(carries)], rest[len(carries) :]
+    f = forward.e
+    stored = [_store(f, v, c, s) for v, c in zip(state, cached, strict=True)]
+    start, length = _segment(f, s, period, count)
+    inner = _replay(f, op, start, length, state, None)
+    forward.close(YieldOp(*inner.results, *stored))
+    checkpoints = keeping.results[len(carries) :]
+
+    back = _Body(e, [INDEX, *(v.type for v in initial)])
+    loop = ForOp(_int(e, 0, INDEX), segments, _int(e, 1, INDEX), initial, back.block)
+    e.insert(loop)
+    j, *running = back.block.args
+    b = back.e
+    s = b.insert(arith.SubiOp(b.insert(arith.SubiOp(segments, _int(b, 1, INDEX))), j))
+    start, length = _segment(b, s, period, count)
+    values = [
+        _load(b, cache, s, c.type)
+        for cache, c in zip(checkpoints, carries, strict=True)
+    ]
+    replayed = _replay(b, op, start, length, values, (period, static_period))
+    steps = _reverse_steps(
+        b, op, replayed.results[len(carries) :], start, length, running
+    )
+    back.close(YieldOp(*steps.results))
+    return loop
 
 
 def _given(value: SSAValue) -> Share:

@@ -42,16 +42,18 @@ func.func @for(%x: tensor<3xf32>, %w: tensor<3xf32>, %n: index) -> (tensor<3xf32
   func.return %gx, %gw : tensor<3xf32>, tensor<3xf32>
 }
 
-// The trip count is known at run time only: the cache is sized then.
+// The trip count is known at run time only: the cache is sized then. The
+// recording loop counts iterations from 0 and rebuilds the induction variable.
 // CHECK-LABEL: func.func @for(
 // CHECK:         %[[SPAN:.*]] = arith.subi %n, %c0 : index
 // CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : index
 // CHECK-NEXT:    %[[POS:.*]] = arith.maxsi %[[SPAN]], %[[ZERO]] : index
 // CHECK-NEXT:    %[[N:.*]] = arith.ceildivsi %[[POS]], %c1 : index
-// CHECK-NEXT:    %[[EMPTY:.*]] = tensor.empty(%[[N]]) : tensor<?x3xf32>
-// CHECK-NEXT:    %{{.*}}, %[[CACHE:.*]] = scf.for %[[I:.*]] = %c0 to %n step %c1 iter_args(%[[H:.*]] = %x, %[[C:.*]] = %[[EMPTY]]) -> (tensor<3xf32>, tensor<?x3xf32>) {
-// CHECK:           %[[K:.*]] = arith.divsi
-// CHECK-NEXT:      %[[STORED:.*]] = tensor.insert_slice %[[H]] into %[[C]][%[[K]], 0] [1, 3] [1, 1] : tensor<3xf32> into tensor<?x3xf32>
+// CHECK:         %[[EMPTY:.*]] = tensor.empty(%[[N]]) : tensor<?x3xf32>
+// CHECK:         %{{.*}}, %[[CACHE:.*]] = scf.for %[[T:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[H:.*]] = %x, %[[C:.*]] = %[[EMPTY]]) -> (tensor<3xf32>, tensor<?x3xf32>) {
+// CHECK-NEXT:      %[[STORED:.*]] = tensor.insert_slice %[[H]] into %[[C]][%[[T]], 0] [1, 3] [1, 1] : tensor<3xf32> into tensor<?x3xf32>
+// CHECK-NEXT:      %[[SCALED:.*]] = arith.muli %[[T]], %c1 : index
+// CHECK-NEXT:      %{{.*}} = arith.addi %c0, %[[SCALED]] : index
 // CHECK-NEXT:      %{{.*}} = grad.mul %[[H]], %w : tensor<3xf32>
 // CHECK-NEXT:      scf.yield %{{.*}}, %[[STORED]] : tensor<3xf32>, tensor<?x3xf32>
 // CHECK-NEXT:    }
