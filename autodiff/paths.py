@@ -390,6 +390,8 @@ def _find_rule_less_op(
         if isinstance(derivative, RegionDerivative):
             if op.control_flow is None:
                 raise no_rule_error(op, node, why=OPT_IN)
+            if derivative.check is not None:
+                derivative.check(node)
             _check_inside(op, node, reached, calls)
             continue
         if derivative is not None:

@@ -178,6 +178,9 @@ class RegionDerivative:
     reverse: JointReverseRule | None = None
     tangent: JointTangentRule | None = None
     unfold: Callable[[Operation], None] | None = None
+    check: Callable[[Operation], None] | None = None
+    """Raises an `OpError` if the op's own settings (a loop's checkpointing
+    attributes) cannot be differentiated; the verifier calls it on the path."""
 
     def __post_init__(self) -> None:
         if (self.unfold is None) == (self.reverse is None or self.tangent is None):

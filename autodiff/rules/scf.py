@@ -706,6 +706,12 @@ def _while_tangent(
     ]
 
 
-register_derivative(ForOp, RegionDerivative(_for_reverse, _for_tangent))
+def _check_checkpointing(op: Operation) -> None:
+    _checkpoint_policy(op)
+
+
+register_derivative(
+    ForOp, RegionDerivative(_for_reverse, _for_tangent, check=_check_checkpointing)
+)
 register_derivative(IfOp, RegionDerivative(_if_reverse, _if_tangent))
 register_derivative(WhileOp, RegionDerivative(_while_reverse, _while_tangent))

@@ -129,3 +129,36 @@ func.func @memory_across_iterations(%x: tensor<f32>, %s: memref<f32>) -> tensor<
 // CHECK:      control_flow_invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.gradient' op 'grad.load' lies on the path from the target to the loss and has no gradient rule
 // CHECK:      control_flow_invalid.mlir:[[# @LINE - 10]]:5: note: 'grad.load' is here
 // CHECK:      control_flow_invalid.mlir:[[# @LINE - 9]]:5: note: a value on the path is stored into the slot here
+
+// -----
+
+// Checkpointing attributes are checked on a loop on the path.
+func.func @binomial(%x: tensor<f32>) -> tensor<f32> {
+  %lb = arith.constant 0 : index
+  %ub = arith.constant 4 : index
+  %st = arith.constant 1 : index
+  %r = scf.for %i = %lb to %ub step %st iter_args(%acc = %x) -> (tensor<f32>) {
+    %n = grad.mul %acc, %acc : tensor<f32>
+    scf.yield %n : tensor<f32>
+  } {"grad.checkpoint" = "binomial", "grad.snapshots" = 2 : i64}
+  %g = grad.gradient %r wrt %x control_flow : tensor<f32>, tensor<f32>
+  func.return %g : tensor<f32>
+}
+
+// CHECK:      control_flow_invalid.mlir:[[# @LINE - 9]]:3: error: 'scf.for' op 'grad.checkpoint' must be "periodic" ("binomial" is not implemented yet), got "binomial"
+
+// -----
+
+func.func @period_zero(%x: tensor<f32>) -> tensor<f32> {
+  %lb = arith.constant 0 : index
+  %ub = arith.constant 4 : index
+  %st = arith.constant 1 : index
+  %r = scf.for %i = %lb to %ub step %st iter_args(%acc = %x) -> (tensor<f32>) {
+    %n = grad.mul %acc, %acc : tensor<f32>
+    scf.yield %n : tensor<f32>
+  } {"grad.checkpoint" = "periodic", "grad.period" = 0 : i64}
+  %g = grad.gradient %r wrt %x control_flow : tensor<f32>, tensor<f32>
+  func.return %g : tensor<f32>
+}
+
+// CHECK:      control_flow_invalid.mlir:[[# @LINE - 9]]:3: error: 'scf.for' op 'grad.period' must be a positive integer, got 0 : i64
