@@ -434,7 +434,10 @@ def test_periodic_checkpointing_gives_the_bits_of_the_cache(attributes: str) -> 
     divide the trip count, and one longer than the loop."""
     text = RNN.format(n=7)
     args = (f32(4), f32(7, 4), f32(4, 4))
-    marked = text.replace("  scf.yield %t : tensor<4xf32>\n  }", "  scf.yield %t : tensor<4xf32>\n  } " + attributes)
+    marked = text.replace(
+        "  scf.yield %t : tensor<4xf32>\n  }",
+        "  scf.yield %t : tensor<4xf32>\n  } " + attributes,
+    )
     assert marked != text
     assert same_bits(results(expanded(marked), *args), results(expanded(text), *args))
 
@@ -449,4 +452,6 @@ def test_periodic_checkpointing_with_a_run_time_trip_count() -> None:
     x, w = np.array([0.3, -0.2], np.float32), np.array([0.8, 1.1], np.float32)
     for n in (0, 1, 5):
         args = (x, w, np.array(n, np.int32))
-        assert same_bits(results(expanded(marked), *args), results(expanded(text), *args))
+        assert same_bits(
+            results(expanded(marked), *args), results(expanded(text), *args)
+        )

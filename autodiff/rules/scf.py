@@ -223,7 +223,9 @@ def _replay(
     r = replay.e
     stored = [_store(r, v, c, t) for v, c in zip(state, cached, strict=False)]
     k = t if start is None else r.insert(arith.AddiOp(start, t))
-    values = dict(zip(body.args, [_induction(r, op, k), *state], strict=True))
+    values: dict[SSAValue, SSAValue] = dict(
+        zip(body.args, [_induction(r, op, k), *state], strict=True)
+    )
     replay.close(YieldOp(*replay.copy(body, values), *stored))
     return loop
 
