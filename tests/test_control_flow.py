@@ -450,8 +450,7 @@ def test_periodic_checkpointing_with_a_run_time_trip_count() -> None:
     )
     assert marked != text
     x, w = np.array([0.3, -0.2], np.float32), np.array([0.8, 1.1], np.float32)
+    checkpointed, cached = expanded(marked), expanded(text)
     for n in (0, 1, 5):
         args = (x, w, np.array(n, np.int32))
-        assert same_bits(
-            results(expanded(marked), *args), results(expanded(text), *args)
-        )
+        assert same_bits(results(checkpointed, *args), results(cached, *args))

@@ -263,10 +263,29 @@ def _reverse_steps(
     yielded = reverse.copy(
         body, dict(zip(body.args, [iv, *values], strict=True)), sources
     )
+    _step_back(reverse, values, yielded, running, outer)
+    return loop
+
+
+def _step_back(
+    reverse: _Body,
+    values: Sequence[SSAValue],
+    yielded: Sequence[SSAValue],
+    running: Sequence[SSAValue],
+    outer: Sequence[SSAValue],
+) -> None:
+    """Walk one copied iteration backward, from the gradients of the carried
+    values it `yielded` (the first entries of `running`, one per f32 carried
+    value) to the carried values it started from (`values`), add the shares
+    of the f32 `outer` values onto their running sums (the rest of
+    `running`), and yield both."""
+    differentiable = [j for j, v in enumerate(values) if is_f32_value(v.type)]
+    r = reverse.e
     carried_in = running[: len(differentiable)]
     seeds = [
         (yielded[j], _given(g)) for j, g in zip(differentiable, carried_in, strict=True)
     ]
+    sources = [*(values[j] for j in differentiable), *outer]
     found = backward_walk_from(r, seeds, sources, reverse.within)
     carried_out = [
         found[values[j]] if values[j] in found else r.zeros_like(values[j])
@@ -277,7 +296,20 @@ def _reverse_steps(
         for v, total in zip(outer, running[len(differentiable) :], strict=True)
     ]
     reverse.close(YieldOp(*carried_out, *sums))
-    return loop
+
+
+def _carried_shares(
+    op: Operation, carries: Sequence[SSAValue], loop: Operation
+) -> list[Share | None]:
+    """The shares of a loop's initial values and outer values from the final
+    results of its reverse loop (the f32 carried values' gradients, then the
+    f32 outer values' sums)."""
+    differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
+    outer = [v for v in captured(op) if is_f32_value(v.type)]
+    return [
+        _given(loop.results[differentiable.index(j)]) if j in differentiable else None
+        for j in range(len(carries))
+    ] + _outer_shares(op, outer, loop.results[len(differentiable) :])
 
 
 def _for_reverse(
@@ -299,14 +331,7 @@ def _for_reverse(
         loop = _reverse_steps(e, op, caches, None, count, initial)
     else:
         loop = _periodic_reverse(e, op, count, static, initial)
-    shares: list[Share | None] = [None, None, None]
-    for j in range(len(carries)):
-        shares.append(
-            _given(loop.results[differentiable.index(j)])
-            if j in differentiable
-            else None
-        )
-    return shares + _outer_shares(op, outer, loop.results[len(differentiable) :])
+    return [None, None, None, *_carried_shares(op, carries, loop)]
 
 
 CHECKPOINT = "grad.checkpoint"
@@ -631,25 +656,8 @@ def _while_reverse(
         before, dict(zip(before.args, values, strict=True)), sources
     )
     following = reverse.copy(after, dict(zip(after.args, passed, strict=True)), sources)
-    carried_in = running[: len(differentiable)]
-    seeds = [
-        (following[j], _given(g))
-        for j, g in zip(differentiable, carried_in, strict=True)
-    ]
-    found = backward_walk_from(r, seeds, sources, reverse.within)
-    carried_out = [
-        found[values[j]] if values[j] in found else r.zeros_like(values[j])
-        for j in differentiable
-    ]
-    sums = [
-        r.accumulate(v, total, found[v]) if v in found else total
-        for v, total in zip(outer, running[len(differentiable) :], strict=True)
-    ]
-    reverse.close(YieldOp(*carried_out, *sums))
-    return [
-        _given(loop.results[differentiable.index(j)]) if j in differentiable else None
-        for j in range(len(carries))
-    ] + _outer_shares(op, outer, loop.results[len(differentiable) :])
+    _step_back(reverse, values, following, running, outer)
+    return _carried_shares(op, carries, loop)
 
 
 def _while_tangent(
