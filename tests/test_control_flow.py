@@ -454,3 +454,52 @@ def test_periodic_checkpointing_with_a_run_time_trip_count() -> None:
     for n in (0, 1, 5):
         args = (x, w, np.array(n, np.int32))
         assert same_bits(results(checkpointed, *args), results(cached, *args))
+
+
+IREE_FORM = """
+module @jit_example {
+  util.func private @scale(%x: tensor<3xf32>, %k: f32) -> tensor<3xf32> {
+    %e = tensor.empty() : tensor<3xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<3xf32>) outs(%e : tensor<3xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.mulf %in, %k : f32
+      linalg.yield %m : f32
+    } -> tensor<3xf32>
+    util.return %r : tensor<3xf32>
+  }
+  util.func public @main(%arg0: tensor<3xf32>, %arg1: tensor<3x3xf32>) -> (tensor<3xf32>, tensor<3x3xf32>) {
+    %c0_i32 = arith.constant 0 : i32
+    %c3_i32 = arith.constant 3 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : index
+    %half = arith.constant 0.5 : f32
+    %0 = scf.for %i = %c0_i32 to %c3_i32 step %c1_i32 iter_args(%acc = %arg0) -> (tensor<3xf32>)  : i32 {
+      %idx = arith.index_cast %i : i32 to index
+      %row = tensor.extract_slice %arg1[%idx, 0] [1, 3] [1, 1] : tensor<3x3xf32> to tensor<3xf32>
+      %last = arith.cmpi eq, %idx, %c2 : index
+      %next = scf.if %last -> (tensor<3xf32>) {
+        %s = util.call @scale(%row, %half) : (tensor<3xf32>, f32) -> tensor<3xf32>
+        scf.yield %s : tensor<3xf32>
+      } else {
+        scf.yield %row : tensor<3xf32>
+      }
+      %sum = arith.addf %acc, %next : tensor<3xf32>
+      scf.yield %sum : tensor<3xf32>
+    }
+    %sq = arith.mulf %0, %0 : tensor<3xf32>
+    %l = grad.reduce add %sq [0] : tensor<3xf32> to tensor<f32>
+    %gx, %ga = grad.gradient %l wrt %arg0, %arg1 control_flow : tensor<f32>, tensor<3xf32>, tensor<3x3xf32>
+    util.return %gx, %ga : tensor<3xf32>, tensor<3x3xf32>
+  }
+}
+"""
+
+
+def test_iree_form_loop_with_a_branch_and_a_util_call() -> None:
+    """IREE's input form (SPEC §10.5): i32 bounds, a dynamic slice offset,
+    `scf.if` and `util.call` inside the loop."""
+    x, a = f32(3), f32(3, 3)
+    gx, ga = results(IREE_FORM, x, a)
+    r = x.astype(np.float64) + a[0] + a[1] + 0.5 * a[2].astype(np.float64)
+    close(gx, 2 * r)
+    close(ga, np.stack([2 * r, 2 * r, r]))
