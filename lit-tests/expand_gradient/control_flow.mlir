@@ -124,3 +124,28 @@ func.func @while(%x: tensor<f32>) -> tensor<f32> {
 // CHECK:           scf.yield %{{.*}} : tensor<f32>
 // CHECK:         %g = scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{.*}} iter_args(%{{.*}} = %[[EXIT]]) -> (tensor<f32>) {
 // CHECK:           tensor.extract_slice %[[CACHE]]
+
+// -----
+
+// Forward mode through a call: the callee's body, then its tangents.
+func.func @cube(%a: tensor<f32>) -> tensor<f32> {
+  %m = grad.mul %a, %a : tensor<f32>
+  %c = grad.mul %m, %a : tensor<f32>
+  func.return %c : tensor<f32>
+}
+func.func @jvp_call(%x: tensor<f32>, %t: tensor<f32>) -> tensor<f32> {
+  %c = func.call @cube(%x) : (tensor<f32>) -> tensor<f32>
+  %d = grad.jvp %c wrt %x, %t control_flow : tensor<f32>, tensor<f32>
+  func.return %d : tensor<f32>
+}
+
+// CHECK-LABEL: func.func @jvp_call(%x: tensor<f32>, %t: tensor<f32>) -> tensor<f32> {
+// CHECK-NEXT:    %m = grad.mul %x, %x : tensor<f32>
+// CHECK-NEXT:    %c = grad.mul %m, %x : tensor<f32>
+// CHECK-NEXT:    %0 = grad.mul %t, %x : tensor<f32>
+// CHECK-NEXT:    %1 = grad.mul %x, %t : tensor<f32>
+// CHECK-NEXT:    %2 = grad.add %0, %1 : tensor<f32>
+// CHECK-NEXT:    %3 = grad.mul %2, %x : tensor<f32>
+// CHECK-NEXT:    %4 = grad.mul %m, %t : tensor<f32>
+// CHECK-NEXT:    %d = grad.add %3, %4 : tensor<f32>
+// CHECK-NEXT:    func.return %d : tensor<f32>
