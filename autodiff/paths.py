@@ -501,6 +501,10 @@ def _check_inside(
             raise no_rule_error(
                 op, node, why=f"@{node.callee.string_value()} has no body"
             )
+        if len(callee.regions[0].block.args) != len(node.operands):
+            raise no_rule_error(
+                op, node, why=f"@{_symbol(callee)} takes another number of arguments"
+            )
         callees = [c for _, c in calls]
         if callee in callees:
             start = callees.index(callee)
