@@ -42,6 +42,12 @@ def _slices(
     strides = [int(v) for v in op.static_strides.get_values()]
     if op.sizes or op.strides or DYNAMIC_INDEX in sizes + strides:
         raise OpError(op, "cannot be run: sizes and strides must be static")
+    if not len(static) == len(sizes) == len(strides) == len(shape):
+        raise OpError(
+            op,
+            f"cannot be run: expected {len(shape)} offsets, sizes and strides, "
+            f"got {len(static)}, {len(sizes)} and {len(strides)}",
+        )
     dynamic = [i for i, v in enumerate(static) if v == DYNAMIC_INDEX]
 
     def slices(offsets: Sequence[Value]) -> tuple[slice, ...]:

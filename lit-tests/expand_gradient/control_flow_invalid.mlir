@@ -162,3 +162,35 @@ func.func @period_zero(%x: tensor<f32>) -> tensor<f32> {
 }
 
 // CHECK:      control_flow_invalid.mlir:[[# @LINE - 9]]:3: error: 'scf.for' op 'grad.period' must be a positive integer, got 0 : i64
+
+// -----
+
+// A branch that yields nothing where the op has a result (xDSL gives a block
+// without a terminator an empty `scf.yield`).
+func.func @if_yields_nothing(%x: tensor<f32>, %c: i1) -> tensor<f32> {
+  %r = scf.if %c -> (tensor<f32>) {
+    %s = grad.sin %x : tensor<f32>
+  } else {
+    scf.yield %x : tensor<f32>
+  }
+  %g = grad.gradient %r wrt %x control_flow : tensor<f32>, tensor<f32>
+  func.return %g : tensor<f32>
+}
+
+// CHECK:      control_flow_invalid.mlir:[[# @LINE - 9]]:3: error: 'scf.yield' op passes on () where 'scf.if' expects (tensor<f32>)
+
+// -----
+
+func.func @while_yields_another_type(%x: tensor<f32>, %c: i1) -> tensor<f32> {
+  %r = scf.while (%a = %x) : (tensor<f32>) -> tensor<f32> {
+    scf.condition(%c) %a : tensor<f32>
+  } do {
+  ^bb0(%b: tensor<f32>):
+    %i = grad.cast %b : tensor<f32> to tensor<i32>
+    scf.yield %i : tensor<i32>
+  }
+  %g = grad.gradient %r wrt %x control_flow : tensor<f32>, tensor<f32>
+  func.return %g : tensor<f32>
+}
+
+// CHECK:      control_flow_invalid.mlir:[[# @LINE - 7]]:5: error: 'scf.yield' op passes on (tensor<i32>) where 'scf.while' expects (tensor<f32>)
