@@ -145,7 +145,7 @@ func.func @binomial(%x: tensor<f32>) -> tensor<f32> {
   func.return %g : tensor<f32>
 }
 
-// CHECK:      control_flow_invalid.mlir:[[# @LINE - 9]]:3: error: 'scf.for' op 'grad.checkpoint' must be "periodic" ("binomial" is not implemented yet), got "binomial"
+// CHECK:      control_flow_invalid.mlir:[[# @LINE - 8]]:3: error: 'scf.for' op 'grad.checkpoint' must be "periodic" ("binomial" is not implemented yet), got "binomial"
 
 // -----
 
@@ -161,7 +161,7 @@ func.func @period_zero(%x: tensor<f32>) -> tensor<f32> {
   func.return %g : tensor<f32>
 }
 
-// CHECK:      control_flow_invalid.mlir:[[# @LINE - 9]]:3: error: 'scf.for' op 'grad.period' must be a positive integer, got 0 : i64
+// CHECK:      control_flow_invalid.mlir:[[# @LINE - 8]]:3: error: 'scf.for' op 'grad.period' must be a positive integer, got 0 : i64
 
 // -----
 
@@ -193,4 +193,4 @@ func.func @while_yields_another_type(%x: tensor<f32>, %c: i1) -> tensor<f32> {
   func.return %g : tensor<f32>
 }
 
-// CHECK:      control_flow_invalid.mlir:[[# @LINE - 7]]:5: error: 'scf.yield' op passes on (tensor<i32>) where 'scf.while' expects (tensor<f32>)
+// CHECK:      control_flow_invalid.mlir:[[# @LINE - 6]]:5: error: 'scf.yield' op passes on (tensor<i32>) where 'scf.while' expects (tensor<f32>)
