@@ -19,7 +19,7 @@ from xdsl.traits import ConstantLike, SymbolTable, is_side_effect_free
 
 from gradopt.autodiff.registry import RegionDerivative, derivative_of, why_no_rule
 from gradopt.autodiff.upstream import is_dynamic, is_f32_value
-from gradopt.dialect.differentiation import DifferentiationOp
+from gradopt.dialect.differentiation import DifferentiationOp, JvpOp
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.ops import LoadOp, ReduceOp, StoreOp
 from gradopt.dialect.verifier import verification_memo
@@ -395,6 +395,15 @@ def _find_rule_less_op(
             _check_inside(op, node, reached, calls)
             continue
         if derivative is not None:
+            if derivative.refuses is not None and (
+                why := derivative.refuses(node, isinstance(op, JvpOp))
+            ):
+                raise OpError(op, why, [(node, f"'{node.name}' is here")])
+            inside = [
+                v for v in inputs(value) if v in reached and v not in node.operands
+            ]
+            if inside:
+                raise _read_inside_error(op, node, inside[0])
             continue
         stores = []
         if isinstance(node, LoadOp):
@@ -404,6 +413,20 @@ def _find_rule_less_op(
                 if v in reached and v in inputs.stores
             ]
         raise no_rule_error(op, node, stores)
+
+
+def _read_inside_error(op: Operation, node: Operation, value: SSAValue) -> OpError:
+    """`node` has a rule for its operands, but an op in its region reads
+    `value`, which lies on the path: that share would be lost (a gather by
+    `tensor.extract` inside a `linalg.generic` body, say)."""
+    reader = next(u.operation for u in value.uses if node.is_ancestor(u.operation))
+    name = display_name(node)
+    return OpError(
+        op,
+        f"'{name}' reads a value on the path from the target to the loss inside "
+        f"its region ('{reader.name}'), and only its operands are differentiated",
+        [(node, f"'{name}' is here"), (reader, "the value is read here")],
+    )
 
 
 def _find_twin(

@@ -67,6 +67,9 @@ class Derivative:
     reverse: ReverseRule | None = None
     tangent: TangentRule | None = None
     flow: Flow = Flow.RULES
+    refuses: Callable[[Operation, bool], str | None] | None = None
+    """Why a given op has no rule in one mode (forward: True), if it lacks
+    one (a `grad.custom` without its vjp or jvp function); None: it has both."""
 
     def __post_init__(self) -> None:
         has_rules = self.reverse is not None and self.tangent is not None

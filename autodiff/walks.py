@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 
 from gradopt.autodiff.emitter import ConstantPool, Emitter
@@ -302,7 +303,7 @@ def group_key(op: ReverseModeOp) -> GroupKey:
 
 
 def expand_in_program_order(
-    module: ModuleOp, selected: Callable[[DifferentiationOp], bool]
+    module: ModuleOp | FuncOp, selected: Callable[[DifferentiationOp], bool]
 ) -> None:
     """Expand the `selected` differentiation ops of `module` in program order,
     each group of reverse-mode ops at the position of its first member."""
@@ -310,7 +311,9 @@ def expand_in_program_order(
         _expand(module, selected)
 
 
-def _expand(module: ModuleOp, selected: Callable[[DifferentiationOp], bool]) -> None:
+def _expand(
+    module: ModuleOp | FuncOp, selected: Callable[[DifferentiationOp], bool]
+) -> None:
     groups: dict[GroupKey, list[ReverseModeOp]] = {}
     work: list[list[ReverseModeOp] | JvpOp] = []
     for node in module.walk():
@@ -327,7 +330,9 @@ def _expand(module: ModuleOp, selected: Callable[[DifferentiationOp], bool]) -> 
             groups[key].append(node)
     constants = ConstantPool()
     for item in work:
+        # a rule may have expanded ops of a function it copies (grad.custom's)
         if isinstance(item, JvpOp):
-            expand_jvp(item, constants)
-        else:
-            expand_reverse(item, constants)
+            if item.parent is not None:
+                expand_jvp(item, constants)
+        elif remaining := [op for op in item if op.parent is not None]:
+            expand_reverse(remaining, constants)

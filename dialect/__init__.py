@@ -6,10 +6,11 @@ from xdsl.ir import Dialect
 
 from gradopt.dialect.differentiation import GradientOp, JvpOp, VjpOp
 from gradopt.dialect.ops import GRAD_OPS, GradConstantMaterialization
+from gradopt.dialect.ops.custom import CustomOp
 
 Grad = Dialect(
     "grad",
-    [*GRAD_OPS, GradientOp, VjpOp, JvpOp],
+    [*GRAD_OPS, CustomOp, GradientOp, VjpOp, JvpOp],
     [],
     [GradConstantMaterialization()],
 )

@@ -6,9 +6,10 @@
 The model and the loss are written with `gradopt.numpy` and `gradopt.nn`;
 `gradopt.jit(gradopt.value_and_grad(loss))` traces them once into a `grad`
 module (the forward graph and one `grad.gradient` op), which gradopt expands
-and runs with its NumPy interpreter at every step. The update (Adam) is plain
-NumPy. The data set is scikit-learn's bundled 8x8 digits (the `examples`
-extra: `pip install 'gradopt[examples]'`), or, without scikit-learn or with
+and runs with its NumPy interpreter at every step. The update is
+`gradopt.optim.adam` (optax's formulas) on the NumPy parameters. The data set
+is scikit-learn's bundled 8x8 digits (the `examples` extra:
+`pip install 'gradopt[examples]'`), or, without scikit-learn or with
 `--data synthetic`, ten Gaussian clusters in 64 dimensions.
 """
 
@@ -24,6 +25,7 @@ import numpy as np
 import gradopt
 import gradopt.nn as gnn
 import gradopt.numpy as gnp
+import gradopt.optim as optim
 
 Params = dict[str, np.ndarray]
 
@@ -73,26 +75,6 @@ def accuracy(params: Any, x: Any, labels: Any) -> Any:
     return gnp.mean(gnp.argmax(predict(params, x), axis=-1) == labels)
 
 
-class Adam:
-    """Adam on a dict of NumPy arrays, in float32."""
-
-    def __init__(self, params: Params, lr: float = 3e-3) -> None:
-        self.lr, self.t = lr, 0
-        self.m = {k: np.zeros_like(v) for k, v in params.items()}
-        self.v = {k: np.zeros_like(v) for k, v in params.items()}
-
-    def step(self, params: Params, grads: Params) -> Params:
-        self.t += 1
-        out = {}
-        for k, g in grads.items():
-            self.m[k] = 0.9 * self.m[k] + 0.1 * g
-            self.v[k] = 0.999 * self.v[k] + 0.001 * g * g
-            m = self.m[k] / (1 - 0.9**self.t)
-            v = self.v[k] / (1 - 0.999**self.t)
-            out[k] = (params[k] - self.lr * m / (np.sqrt(v) + 1e-8)).astype(np.float32)
-        return out
-
-
 def main(argv: list[str] | None = None) -> float:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -109,7 +91,8 @@ def main(argv: list[str] | None = None) -> float:
     split = len(x) * 4 // 5
     train, test = order[:split], order[split:]
     params = init([x.shape[1], args.hidden, 10], args.seed)
-    optimizer = Adam(params)
+    optimizer = optim.adam(3e-3)
+    state = optimizer.init(params)
     step = gradopt.jit(gradopt.value_and_grad(loss))  # traced once: one batch shape
     evaluate = gradopt.jit(accuracy)
     print(f"{name}: {len(train)} training and {len(test)} test examples")
@@ -121,7 +104,8 @@ def main(argv: list[str] | None = None) -> float:
         for i in range(0, len(shuffled) - args.batch + 1, args.batch):  # full batches
             batch = shuffled[i : i + args.batch]
             value, grads = step(params, x[batch], labels[batch])
-            params = optimizer.step(params, grads)
+            updates, state = optimizer.update(grads, state, params)
+            params = optim.apply_updates(params, updates)
             losses.append(float(value))
         seconds = time.perf_counter() - start
         test_accuracy = float(evaluate(params, x[test], labels[test]))

@@ -42,11 +42,11 @@ Axis: TypeAlias = "int | Sequence[int] | None"
 class Array:
     """A value of the traced function, with NumPy's operators and methods."""
 
-    __slots__ = ("trace", "value")
+    __slots__ = ("owner", "value")
     __hash__ = object.__hash__  # `==` builds an op, identity still hashes
 
-    def __init__(self, trace: Trace, value: SSAValue) -> None:
-        self.trace = trace
+    def __init__(self, owner: Trace, value: SSAValue) -> None:
+        self.owner = owner  # the trace that made it (`trace` is NumPy's method)
         self.value = value
 
     @property
@@ -264,11 +264,37 @@ class Array:
     def all(self, axis: Axis = None, keepdims: bool = False) -> Array:
         return _NUMPY["all"](self, axis, keepdims=keepdims)
 
-    def argmax(self, axis: int | None = None) -> Array:
-        return _NUMPY["argmax"](self, axis)
+    def argmax(self, axis: int | None = None, keepdims: bool = False) -> Array:
+        return _NUMPY["argmax"](self, axis, keepdims=keepdims)
 
-    def argmin(self, axis: int | None = None) -> Array:
-        return _NUMPY["argmin"](self, axis)
+    def argmin(self, axis: int | None = None, keepdims: bool = False) -> Array:
+        return _NUMPY["argmin"](self, axis, keepdims=keepdims)
+
+    @property
+    def at(self) -> Any:
+        """JAX's `x.at[idx].set(v)`, `.add(v)`, `.multiply(v)`, `.get()`:
+        out-of-place updates of the elements `x[idx]` selects."""
+        return _NUMPY["at"](self)
+
+    def trace(
+        self, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None
+    ) -> Array:
+        return _NUMPY["trace"](self, offset, axis1, axis2, dtype)
+
+    def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
+        return _NUMPY["diagonal"](self, offset, axis1, axis2)
+
+    def cumsum(self, axis: int | None = None, dtype: Any = None) -> Array:
+        return _NUMPY["cumsum"](self, axis, dtype)
+
+    def cumprod(self, axis: int | None = None, dtype: Any = None) -> Array:
+        return _NUMPY["cumprod"](self, axis, dtype)
+
+    def repeat(self, repeats: Any, axis: int | None = None) -> Array:
+        return _NUMPY["repeat"](self, repeats, axis)
+
+    def round(self, decimals: int = 0) -> Array:
+        return _NUMPY["round"](self, decimals)
 
     def clip(self, a_min: ArrayLike | None = None, a_max: ArrayLike | None = None):
         return _NUMPY["clip"](self, a_min, a_max)

@@ -4,8 +4,10 @@
 each primitive by its `gradopt.numpy` counterpart, traces the same kind of
 function as `gradopt.jit` does, so `gradopt.grad(gradopt.from_jax(f, x))`
 differentiates it with gradopt's own rules. Calls (`jit`, `pjit`,
-`closed_call`, `remat`, `custom_jvp_call`, `custom_vjp_call`) are inlined:
-of a custom derivative, gradopt differentiates the primal body, not the rule.
+`closed_call`, `remat`) are inlined. A function with a custom derivative
+(`custom_jvp_call`, `custom_vjp_call`) becomes a `grad.custom` whose vjp and
+jvp functions are the jaxprs JAX makes of the user's rule (`jax.vjp` and
+`jax.jvp` of that one equation), so the rule is what gets differentiated.
 A few equations of constants are computed when traced (the padding value of
 `jnp.pad`, a literal to convert); the others become ops like the rest.
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -287,7 +290,83 @@ CALLS = (
     "custom_vjp_call_jaxpr",
 )
 """Call primitives, whose body (param `jaxpr`, `call_jaxpr` or `fun_jaxpr`) is
-inlined."""
+inlined, but for those of `CUSTOM`."""
+CUSTOM = ("custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr")
+"""Calls of a function with a user-given derivative: `grad.custom`."""
+
+_IN_RULE: ContextVar[bool] = ContextVar("gradopt_from_jax_rule", default=False)
+"""Whether a rule's jaxpr is being evaluated: the custom calls in it (the
+primal a jvp rule computes, say) only give values there, so they are inlined
+(their derivative is the rule's own, which JAX has applied already)."""
+
+
+def _rule_jaxpr(eqn: Any, mode: str) -> Any:
+    """The closed jaxpr of the vjp function (operands, then one cotangent per
+    result, to one cotangent per operand) or of the jvp function (operands,
+    then one tangent per operand, to the results' tangents) of a custom call:
+    JAX's own `vjp` or `jvp` of the equation, which applies the user's rule.
+    Only float32 values carry derivatives: the others get zeros."""
+    import jax  # pyright: ignore[reportMissingImports]
+
+    params = eqn.primitive.get_bind_params(eqn.params)
+
+    def avals(variables: Sequence[Any]) -> list[Any]:
+        return [jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype) for v in variables]
+
+    ins, outs = avals(eqn.invars), avals(eqn.outvars)
+    floats = [i for i, a in enumerate(ins) if a.dtype == np.float32]
+
+    def of_floats(primals: Sequence[Any]) -> Callable[..., Any]:
+        def f(*xs: Any) -> Any:
+            args = list(primals)
+            for i, x in zip(floats, xs, strict=True):
+                args[i] = x
+            return eqn.primitive.bind(*args, **params)
+
+        return f
+
+    def vjp(primals: list[Any], cotangents: list[Any]) -> list[Any]:
+        _, pullback = jax.vjp(of_floats(primals), *[primals[i] for i in floats])
+        found = dict(zip(floats, pullback(list(cotangents)), strict=True))
+        return [found.get(i, jax.numpy.zeros_like(p)) for i, p in enumerate(primals)]
+
+    def jvp(primals: list[Any], tangents: list[Any]) -> list[Any]:
+        chosen = [primals[i] for i in floats], [tangents[i] for i in floats]
+        return list(jax.jvp(of_floats(primals), chosen[0], chosen[1])[1])
+
+    if mode == "vjp":
+        return jax.make_jaxpr(vjp)(ins, outs)
+    return jax.make_jaxpr(jvp)(ins, ins)
+
+
+def _custom(eqn: Any, inputs: list[Value], where: Location | None) -> list[Array]:
+    """A custom call as `grad.custom`, its functions made once per custom
+    function in a module (its jvp jaxpr calls the function again)."""
+    from gradopt.frontend.custom import emit_custom
+
+    jaxpr, consts = _body(eqn)
+
+    def rule(mode: str) -> Callable[[list[Array], list[Array]], list[Value]]:
+        def function(xs: list[Array], ys: list[Array]) -> list[Value]:
+            closed = _rule_jaxpr(eqn, mode)
+            _check(closed.jaxpr, where)
+            token = _IN_RULE.set(True)
+            try:
+                arguments = [*xs, *ys]
+                return _evaluate(closed.jaxpr, closed.consts, arguments, where, True)
+            finally:
+                _IN_RULE.reset(token)
+
+        return function
+
+    return emit_custom(
+        ("from_jax", id(eqn.params.get("call_jaxpr", eqn))),
+        str(eqn.params.get("name", eqn.primitive.name)),
+        [asarray(x) for x in inputs],
+        lambda xs: _evaluate(jaxpr, consts, xs, where),
+        rule("vjp"),
+        rule("jvp") if eqn.primitive.name == "custom_jvp_call" else None,
+    )
 
 
 def _body(eqn: Any) -> tuple[Any, Sequence[Any]]:
@@ -328,15 +407,31 @@ def _check(jaxpr: Any, outer: Location | None = None) -> None:
             )
 
 
+def _live(jaxpr: Any) -> list[Any]:
+    """The equations of `jaxpr` whose results its outputs depend on."""
+    from jax.extend.core import Var  # pyright: ignore[reportMissingImports]
+
+    needed = {v for v in jaxpr.outvars if isinstance(v, Var)}
+    live = []
+    for eqn in reversed(jaxpr.eqns):
+        if eqn.effects or any(v in needed for v in eqn.outvars):
+            live.append(eqn)
+            needed.update(v for v in eqn.invars if isinstance(v, Var))
+    return live[::-1]
+
+
 def _evaluate(
     jaxpr: Any,
     consts: Sequence[Any],
     args: Sequence[Value],
     outer: Location | None = None,
+    live_only: bool = False,
 ) -> list[Value]:
     """The jaxpr's outputs for `args`: traced arrays, or NumPy values for those
     computed from constants only (by JAX). Ops are at their equation's line,
-    or that of the call they are in (`outer`)."""
+    or that of the call they are in (`outer`). With `live_only`, equations
+    whose results nothing reads are left out (a rule's jaxpr recomputes the
+    custom call it is the rule of, and that call must not be traced again)."""
     from jax.extend.core import Literal  # pyright: ignore[reportMissingImports]
 
     env: dict[Any, Value] = {}
@@ -350,7 +445,7 @@ def _evaluate(
         env[var] = np.asarray(value)
     for var, value in zip(jaxpr.invars, args, strict=True):
         env[var] = value
-    for eqn in jaxpr.eqns:
+    for eqn in _live(jaxpr) if live_only else jaxpr.eqns:
         inputs = [read(v) for v in eqn.invars]
         where = _where(eqn) or outer
         with located(where):
@@ -375,6 +470,8 @@ def _apply(eqn: Any, inputs: list[Value], where: Location | None) -> list[Any]:
         return [FOLDS[name](eqn.params, *inputs)]
     if name in IDENTITIES:
         return inputs
+    if name in CUSTOM and not _IN_RULE.get():
+        return _custom(eqn, inputs, where)
     if name in CALLS:
         jaxpr, consts = _body(eqn)
         return _evaluate(jaxpr, consts, inputs, where)

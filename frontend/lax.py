@@ -12,6 +12,8 @@ import numpy as np
 from gradopt.dialect.ops import (
     AddOp,
     AndOp,
+    ArgsortOp,
+    BitcastOp,
     BroadcastOp,
     CastOp,
     CmpEqOp,
@@ -21,7 +23,9 @@ from gradopt.dialect.ops import (
     DetachOp,
     DotOp,
     Exp2Op,
+    GatherOp,
     IDivOp,
+    IotaOp,
     Log2Op,
     MaxOp,
     ModOp,
@@ -34,6 +38,9 @@ from gradopt.dialect.ops import (
     ReduceOp,
     ReshapeOp,
     ReverseOp,
+    ScatterAddOp,
+    ShlOp,
+    ShrOp,
     SinOp,
     SliceOp,
     SqrtOp,
@@ -106,6 +113,14 @@ def rem(a: Array, b: Array) -> Array:
     return emit(ModOp(a.value, b.value))
 
 
+def shift_left(a: Array, b: Array) -> Array:
+    return emit(ShlOp(a.value, b.value))
+
+
+def shift_right_arithmetic(a: Array, b: Array) -> Array:
+    return emit(ShrOp(a.value, b.value))
+
+
 def bitwise_and(a: Array, b: Array) -> Array:
     return emit(AndOp(a.value, b.value))
 
@@ -121,6 +136,11 @@ def bitwise_xor(a: Array, b: Array) -> Array:
 def convert(x: Array, dtype: np.dtype) -> Array:
     """`grad.cast` to `dtype` (to x's own dtype it is a copy of x)."""
     return emit(CastOp(x.value, tensor(dtype, x.shape)))
+
+
+def bitcast_convert_type(x: Array, dtype: np.dtype) -> Array:
+    """`grad.bitcast`: the bits of f32 as i32 or back."""
+    return emit(BitcastOp(x.value, tensor(dtype, x.shape)))
 
 
 def stop_gradient(x: Array) -> Array:
@@ -184,3 +204,24 @@ def concatenate(xs: Sequence[Array], dim: int) -> Array:
     if len(xs) == 1:
         return xs[0]
     return emit(ConcatOp([x.value for x in xs], int(dim)))
+
+
+def gather(x: Array, index: Array, axis: int) -> Array:
+    """`grad.gather`: NumPy's `take(x, index, axis)` for an int32 index in range."""
+    return emit(GatherOp(x.value, index.value, int(axis)))
+
+
+def scatter_add(x: Array, index: Array, updates: Array, axis: int) -> Array:
+    """`grad.scatter_add`: x with `updates` added at `index` along `axis`."""
+    return emit(ScatterAddOp(x.value, index.value, updates.value, int(axis)))
+
+
+def iota(dtype: np.dtype, shape: Sequence[int], dimension: int) -> Array:
+    """`grad.iota`: each element's index along `dimension` (JAX's
+    `broadcasted_iota`)."""
+    return emit(IotaOp(int(dimension), tensor(dtype, shape)))
+
+
+def argsort(x: Array, dimension: int) -> Array:
+    """`grad.argsort`: the stable ascending order along `dimension`, NaN last."""
+    return emit(ArgsortOp(x.value, int(dimension)))

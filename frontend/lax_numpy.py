@@ -78,7 +78,7 @@ def asarray(x: ArrayLike, dtype: DTypeLike | None = None) -> Array:
     """`x` as a traced array: an `Array` of this trace, or a constant."""
     x = python_number(x)
     if isinstance(x, Array):
-        if x.trace is not trace():
+        if x.owner is not trace():
             raise error(
                 "a traced array was used outside the function call that traced it"
             )

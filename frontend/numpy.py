@@ -12,13 +12,28 @@ share, and zero times infinity is NaN (the "double where" rule).
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import DTypeLike
 
+from gradopt.dialect.types import fits_i32
 from gradopt.frontend import lax
+from gradopt.frontend.arrange import (
+    COPYING_PAD_MODES,
+    array_split,
+    diag,
+    diagonal,
+    meshgrid,
+    pad_by_indices,
+    repeat,
+    roll,
+    split,
+    tile,
+    trace,
+)
 from gradopt.frontend.array import (
     BOOL,
     FLOAT32,
@@ -32,7 +47,18 @@ from gradopt.frontend.array import (
     provide_numpy,
     result_dtype,
 )
-from gradopt.frontend.indexing import getitem
+from gradopt.frontend.einsum import einsum
+from gradopt.frontend.floats import (
+    ceil,
+    copysign,
+    floor,
+    fmod,
+    power,
+    remainder,
+    round,
+    signbit,
+    trunc,
+)
 from gradopt.frontend.lax_numpy import (
     asarray,
     astype,
@@ -64,7 +90,21 @@ from gradopt.frontend.reductions import (
     sum,
     var,
 )
+from gradopt.frontend.scan import cummax, cummin, cumprod, cumsum, scan
+from gradopt.frontend.selection import (
+    IndexUpdateHelper,
+    argsort,
+    getitem,
+    integral_range,
+    sort,
+    take,
+    take_along_axis,
+    top_k,
+    tril,
+    triu,
+)
 from gradopt.frontend.trace import error
+from gradopt.frontend.trig import arccos, arcsin, arctan, arctan2
 from gradopt.frontend.ufuncs import (
     absolute,
     add,
@@ -87,9 +127,7 @@ from gradopt.frontend.ufuncs import (
     multiply,
     negative,
     not_equal,
-    power,
     reciprocal,
-    remainder,
     sin,
     sqrt,
     stop_gradient,
@@ -240,6 +278,40 @@ def cosh(x: ArrayLike) -> Array:
     return multiply(add(exp(x), exp(negative(x))), 0.5)
 
 
+_SQRT_MAX = 1.8446742974197924e19  # sqrt of the largest float32: x² overflows
+
+
+def arcsinh(x: ArrayLike) -> Array:
+    """`log1p(a + a² / (1 + sqrt(1 + a²)))` of a = |x|, `log(a) + log 2`
+    where a² would overflow, with x's sign (XLA's formula)."""
+    x = floating(x)
+    negative_side = signbit(x)
+    a = where(negative_side, negative(x), x)
+    large = greater_equal(a, _SQRT_MAX)
+    small, big = where(large, 0.0, a), where(large, a, 1.0)
+    square = multiply(small, small)
+    near = log1p(add(small, true_divide(square, add(sqrt(add(square, 1.0)), 1.0))))
+    r = where(large, add(log(big), LN2), near)
+    return where(negative_side, negative(r), r)
+
+
+def arccosh(x: ArrayLike) -> Array:
+    """`log1p((x - 1) + sqrt(x + 1) · sqrt(x - 1))`, `log(x) + log 2` where x²
+    would overflow; NaN below 1 (the root of x - 1)."""
+    x = floating(x)
+    large = greater_equal(x, _SQRT_MAX)
+    small, big = where(large, 1.0, x), where(large, x, 1.0)
+    below = subtract(small, 1.0)
+    near = log1p(add(below, multiply(sqrt(add(small, 1.0)), sqrt(below))))
+    return where(large, add(log(big), LN2), near)
+
+
+def arctanh(x: ArrayLike) -> Array:
+    """`(log1p(x) - log1p(-x)) / 2`: ±inf at ±1, NaN beyond."""
+    x = floating(x)
+    return multiply(subtract(log1p(x), log1p(negative(x))), 0.5)
+
+
 def sign(x: ArrayLike) -> Array:
     """-1, 0 or 1 (NaN stays NaN); its gradient is 0."""
     x = asarray(x)
@@ -269,9 +341,20 @@ def isfinite(x: ArrayLike) -> Array:
 
 
 def logaddexp(a: ArrayLike, b: ArrayLike) -> Array:
-    """`log(exp(a) + exp(b))` as `max + log1p(exp(-|a - b|))`."""
+    """`log(exp(a) + exp(b))` as `max + log1p(exp(-|a - b|))`, the maximum and
+    `-|a - b|` both taking `a` at a tie (so that a tie gives each side half);
+    where `a - b` is NaN (equal infinities, or a NaN) it is `a + b`, as JAX."""
     a, b = operands(a, b, dtype=FLOAT32)
-    return add(maximum(a, b), log1p(exp(negative(absolute(subtract(a, b))))))
+    d = subtract(a, b)
+    undefined = not_equal(d, d)
+    d = where(undefined, 0.0, d)
+    tail = log1p(exp(where(less(d, 0.0), d, negative(d))))
+    return where(undefined, add(a, b), add(where(less(a, b), b, a), tail))
+
+
+def cumlogsumexp(x: ArrayLike, axis: int = 0, reverse: bool = False) -> Array:
+    """`lax.cumlogsumexp`: a running `logaddexp`, -inf before the start."""
+    return scan(floating(x), axis, logaddexp, -math.inf, reverse)
 
 
 # --- Shapes ----------------------------------------------------------------
@@ -327,10 +410,11 @@ def pad(
     mode: str = "constant",
     constant_values: Scalar = 0,
 ) -> Array:
-    """`numpy.pad` in its "constant" mode, with `grad.pad`."""
+    """`numpy.pad`: "constant" with `grad.pad`; "reflect", "symmetric",
+    "edge" and "wrap" copy entries (`arrange.pad_by_indices`)."""
     x = asarray(x)
-    if mode != "constant":
-        raise error(f"pad: only mode='constant' is supported, not {mode!r}")
+    if mode not in ("constant", *COPYING_PAD_MODES):
+        raise error(f"pad: mode {mode!r} is not supported")
     widths = _numpy(
         "pad", lambda: np.broadcast_to(np.asarray(pad_width, np.int64), (x.ndim, 2))
     )
@@ -340,6 +424,8 @@ def pad(
         return x
     grown = [d + lo + hi for d, (lo, hi) in zip(x.shape, widths.tolist(), strict=True)]
     check_size("pad", grown, x.dtype)
+    if mode != "constant":
+        return pad_by_indices(x, widths, mode)
     low, high = widths[:, 0].tolist(), widths[:, 1].tolist()
     return lax.pad(x, low, high, [0] * x.ndim, constant_values)
 
@@ -424,11 +510,41 @@ def arange(
     step: Scalar = 1,
     dtype: DTypeLike | None = None,
 ) -> Array:
-    check_size("arange", (_arange_count(start, stop, step),), INT32)
+    """`numpy.arange`; integral values that fit int32 are a `grad.iota`
+    (O(1) in the trace whatever the count), others NumPy's values."""
+    count = _arange_count(start, stop, step)
+    check_size("arange", (count,), INT32)
+    if (found := _integral(start, stop, step, count)) is not None:
+        first, integral_dtype = found
+        target = integral_dtype if dtype is None else canonical_dtype(dtype)
+        return integral_range(first, int(step), count, target)
     values = _numpy("arange", lambda: np.arange(start, stop, step))
     if dtype is None:
         dtype = INT32 if values.dtype.kind in "iu" else FLOAT32
     return constant(values.astype(canonical_dtype(dtype)))
+
+
+def _integral(
+    start: Scalar, stop: Scalar | None, step: Scalar, count: int
+) -> tuple[int, np.dtype] | None:
+    """The first value and default dtype of an arange whose values are
+    integers within int32, which `start + step * i` in int32 gives exactly;
+    None otherwise."""
+    ends = [start, step] if stop is None else [start, stop, step]
+    if not builtins.all(
+        isinstance(v, int | float | np.integer | np.floating) for v in ends
+    ):
+        return None
+    first = 0 if stop is None else start
+    if isinstance(first, bool) or not count or float(first) != int(first):
+        return None
+    if float(step) != int(step):
+        return None
+    last = int(first) + int(step) * (count - 1)
+    if not (fits_i32(int(first)) and fits_i32(last)):
+        return None
+    integral = builtins.all(isinstance(v, int | np.integer) for v in ends)
+    return int(first), INT32 if integral else FLOAT32
 
 
 def _arange_count(start: Scalar, stop: Scalar | None, step: Scalar) -> int:
@@ -479,9 +595,18 @@ __all__ = [
     "amin",
     "any",
     "arange",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctan2",
+    "arctanh",
     "argmax",
     "argmin",
+    "argsort",
     "array",
+    "array_split",
     "asarray",
     "astype",
     "bitwise_and",
@@ -489,13 +614,23 @@ __all__ = [
     "bitwise_xor",
     "bool_",
     "broadcast_to",
+    "ceil",
     "clip",
     "concatenate",
+    "copysign",
     "cos",
     "cosh",
+    "cumlogsumexp",
+    "cummax",
+    "cummin",
+    "cumprod",
+    "cumsum",
+    "diag",
+    "diagonal",
     "divide",
     "dot",
     "e",
+    "einsum",
     "equal",
     "erf",
     "exp",
@@ -505,7 +640,9 @@ __all__ = [
     "eye",
     "flip",
     "float32",
+    "floor",
     "floor_divide",
+    "fmod",
     "full",
     "full_like",
     "greater",
@@ -534,6 +671,7 @@ __all__ = [
     "max",
     "maximum",
     "mean",
+    "meshgrid",
     "min",
     "minimum",
     "moveaxis",
@@ -555,13 +693,19 @@ __all__ = [
     "ravel",
     "reciprocal",
     "remainder",
+    "repeat",
     "reshape",
+    "roll",
+    "round",
     "rsqrt",
     "shape",
     "sign",
+    "signbit",
     "sin",
     "sinh",
     "size",
+    "sort",
+    "split",
     "sqrt",
     "square",
     "squeeze",
@@ -570,14 +714,28 @@ __all__ = [
     "subtract",
     "sum",
     "swapaxes",
+    "take",
+    "take_along_axis",
     "tan",
     "tanh",
+    "tile",
+    "top_k",
+    "trace",
     "transpose",
+    "tril",
+    "triu",
     "true_divide",
+    "trunc",
     "var",
     "where",
     "zeros",
     "zeros_like",
 ]  # fmt: skip
 
-provide_numpy({**{name: globals()[name] for name in __all__}, "getitem": getitem})
+provide_numpy(
+    {
+        **{name: globals()[name] for name in __all__},
+        "getitem": getitem,
+        "at": IndexUpdateHelper,
+    }
+)

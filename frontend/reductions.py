@@ -15,12 +15,13 @@ from gradopt.frontend.array import BOOL, FLOAT32, INT32, Array, ArrayLike, Axis
 from gradopt.frontend.lax_numpy import (
     asarray,
     astype,
-    constant,
     floating,
+    full,
     kept_shape,
     normalize_axes,
     normalize_axis,
     reshape,
+    transpose,
 )
 from gradopt.frontend.trace import error
 from gradopt.frontend.ufuncs import (
@@ -67,8 +68,40 @@ def prod(
     dtype: DTypeLike | None = None,
     keepdims: bool = False,
 ) -> Array:
-    """`grad.reduce mul`, which has no gradient rule (SPEC §4 rule 5)."""
-    return _accumulate("mul", x, axis, dtype, keepdims)
+    """For float32 a product tree of `grad.mul` (halves multiplied
+    elementwise, log2(n) levels), which can be differentiated and is right
+    with zeros; integers keep `grad.reduce mul` (they carry no gradient)."""
+    x = asarray(x)
+    x = astype(x, dtype or (INT32 if x.dtype == BOOL else x.dtype))
+    if x.dtype != FLOAT32:
+        return _accumulate("mul", x, axis, dtype, keepdims)
+    axes = normalize_axes(axis, x.ndim)
+    kept = [d for i, d in enumerate(x.shape) if i not in axes]
+    order = [i for i in range(x.ndim) if i not in axes] + list(axes)
+    n = math.prod(x.shape[a] for a in axes)
+    flat = reshape(transpose(x, order), (math.prod(kept), n))
+    product = product_tree(flat)
+    shape = kept_shape(tuple(kept), axes, len(axes)) if keepdims else kept
+    return reshape(product, shape)
+
+
+def product_tree(x: Array) -> Array:
+    """The products of the rows of a 2-D float32 x: the first half of the
+    columns times the second, an odd one out carried to the next level."""
+    n = x.shape[1]
+    if n == 0:
+        return full((x.shape[0],), 1.0, FLOAT32)
+    while n > 1:
+        half = n // 2
+        paired = lax.mul(
+            lax.slice(x, [0, 0], [x.shape[0], half], [1, 1]),
+            lax.slice(x, [0, half], [x.shape[0], 2 * half], [1, 1]),
+        )
+        if n % 2:
+            rest = lax.slice(x, [0, n - 1], [x.shape[0], n], [1, 1])
+            paired = lax.concatenate([paired, rest], 1)
+        x, n = paired, half + n % 2
+    return reshape(x, (x.shape[0],))
 
 
 def mean(
@@ -145,18 +178,25 @@ def all(x: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
     return min(x if x.dtype == BOOL else not_equal(x, 0), axis, keepdims)
 
 
-def argmax(x: ArrayLike, axis: int | None = None) -> Array:
+def argmax(x: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
     """The first index of the maximum (or of a NaN), as int32."""
-    return _arg(asarray(x), axis, max, "argmax")
+    return _arg(asarray(x), axis, max, "argmax", keepdims)
 
 
-def argmin(x: ArrayLike, axis: int | None = None) -> Array:
-    return _arg(asarray(x), axis, min, "argmin")
+def argmin(x: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
+    return _arg(asarray(x), axis, min, "argmin", keepdims)
 
 
 def _arg(
-    x: Array, axis: int | None, extremum: Callable[..., Array], what: str
+    x: Array,
+    axis: int | None,
+    extremum: Callable[..., Array],
+    what: str,
+    keepdims: bool,
 ) -> Array:
+    """With `keepdims`, the reduced axis (every axis for `axis=None`) stays
+    with size 1, as in NumPy and JAX."""
+    shape = x.shape
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     axis = normalize_axis(axis, x.ndim)
@@ -166,6 +206,8 @@ def _arg(
     hit = equal(x, best)
     if x.dtype == FLOAT32:
         hit = bitwise_or(hit, not_equal(x, x))  # the first NaN, as NumPy
-    index = np.arange(x.shape[axis], dtype=np.int32)
-    index = lax.broadcast_in_dim(constant(index), x.shape, [axis])
-    return min(where(hit, index, x.shape[axis]), axis)
+    index = lax.iota(INT32, x.shape, axis)
+    result = min(where(hit, index, x.shape[axis]), axis, keepdims)
+    if keepdims and x.ndim != len(shape):
+        return reshape(result, (1,) * len(shape))
+    return result

@@ -13,26 +13,47 @@ mistake the front end finds is a `GradoptError` naming that line.
 from __future__ import annotations
 
 import linecache
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
 from types import CodeType, FrameType, TracebackType
+from typing import Any
 
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from gradopt.support.diagnostics import GradoptError, LocatedError, Location, SourceText
+
+
+class Functions:
+    """The module's other functions (those of `grad.custom` ops), shared by
+    the trace of `@main` and the traces of those functions: each made once
+    per key (a custom function and its argument types), under a fresh name."""
+
+    def __init__(self) -> None:
+        self.ops: list[FuncOp] = []
+        self.known: dict[object, Any] = {}
+        self._count = 0
+
+    def fresh(self, hint: str) -> str:
+        self._count += 1
+        return f"{re.sub(r'[^A-Za-z0-9_]', '_', hint)}_{self._count}"
 
 
 class Trace:
     """The block of the function being traced, and its constants (one op per
     value and type: equal literals are one node anyway, SPEC §4 rule 3)."""
 
-    def __init__(self, arg_types: Sequence[Attribute] = ()) -> None:
+    def __init__(
+        self, arg_types: Sequence[Attribute] = (), functions: Functions | None = None
+    ) -> None:
         self.block = Block(arg_types=arg_types)
         self.constants: dict[object, SSAValue] = {}
+        self.functions = Functions() if functions is None else functions
 
     def emit(self, op: Operation) -> Operation:
         where = current_location()

@@ -165,7 +165,7 @@ class Traced:
         function = FuncOp(
             "main", (types, [r.type for r in results]), Region(active.block)
         )
-        module = ModuleOp([function])
+        module = ModuleOp([function, *active.functions.ops])
         try:
             program = Program(module, self.name)
         except GradoptError as failure:

@@ -167,10 +167,18 @@ def minimum(a: ArrayLike, b: ArrayLike) -> Array:
 
 
 def absolute(x: ArrayLike) -> Array:
-    """`max(x, -x)`: at 0 the tie splits the gradient, which gives 0 (as
-    JAX's `sign(0)`)."""
+    """For floats `where(x >= 0, x, -x) + 0.0`: the derivative is 1 at ±0 and
+    -1 at NaN, as in JAX, and `+ 0.0` changes nothing but -0.0, into NumPy's
+    +0.0."""
     x = asarray(x)
-    return x if x.dtype == BOOL else lax.max(x, lax.neg(x))
+    if x.dtype == BOOL:
+        return x
+    if x.dtype == INT32:
+        return lax.max(x, lax.neg(x))
+    zero = full(x.shape, 0.0)
+    at_least_zero = lax.bitwise_or(lax.lt(zero, x), lax.eq(x, zero))
+    flipped = lax.select(at_least_zero, x, lax.neg(x))
+    return lax.add(flipped, full(x.shape, 0.0))
 
 
 def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:

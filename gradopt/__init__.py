@@ -3,9 +3,10 @@ dialect, with a NumPy interpreter (SPEC.md).
 
 `gradopt.run(program, slots, args)` parses, verifies, expands gradients and runs
 a program; `Program` does the preparation once for many runs. The Python front
-end (`gradopt.jit`, `grad`, `value_and_grad`, `vjp`, `jvp`, `stop_gradient`,
-`from_jax`, and the modules `gradopt.numpy` and `gradopt.nn`) traces NumPy-like
-code into such programs.
+end (`gradopt.jit`, `grad`, `value_and_grad`, `vjp`, `jvp`, `vmap`, `jacfwd`,
+`jacrev`, `hessian`, `custom_vjp`, `custom_jvp`, `stop_gradient`, `from_jax`,
+and the modules `gradopt.numpy`, `gradopt.nn`, `gradopt.optim` and
+`gradopt.tree_util`) traces NumPy-like code into such programs.
 
 The names are loaded on first use (PEP 562), so that what plain `xdsl-opt`
 loads, `gradopt.universe`, brings in neither the API nor the interpreter.
@@ -18,13 +19,19 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gradopt.frontend import (
+        custom_jvp,
+        custom_vjp,
         from_jax,
         grad,
+        hessian,
+        jacfwd,
+        jacrev,
         jit,
         jvp,
         stop_gradient,
         value_and_grad,
         vjp,
+        vmap,
     )
     from gradopt.runtime.differentiate import differentiate_module
     from gradopt.runtime.program import GradoptError, Program, RunResult, Signature, run
@@ -37,7 +44,21 @@ _LAZY = {
     "run": "gradopt.runtime.program",
     "differentiate_module": "gradopt.runtime.differentiate",
     **dict.fromkeys(
-        ["from_jax", "grad", "jit", "jvp", "stop_gradient", "value_and_grad", "vjp"],
+        [
+            "custom_jvp",
+            "custom_vjp",
+            "from_jax",
+            "grad",
+            "hessian",
+            "jacfwd",
+            "jacrev",
+            "jit",
+            "jvp",
+            "stop_gradient",
+            "value_and_grad",
+            "vjp",
+            "vmap",
+        ],
         "gradopt.frontend",
     ),
 }
@@ -45,6 +66,7 @@ _LAZY = {
 __all__ = ["GradoptError", "Program", "RunResult", "Signature", "run"]
 __all__ += ["differentiate_module"]
 __all__ += ["from_jax", "grad", "jit", "jvp", "stop_gradient", "value_and_grad", "vjp"]
+__all__ += ["custom_jvp", "custom_vjp", "hessian", "jacfwd", "jacrev", "vmap"]
 
 
 def __getattr__(name: str) -> object:

@@ -55,6 +55,7 @@ from xdsl.traits import ConstantLike, Pure
 from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.ops import FOLD_LIMIT, KernelOp
+from gradopt.dialect.ops.custom import CustomOp
 
 Frame = list[object]
 """The values of one run of a plan, by index: inputs first, then op results."""
@@ -301,9 +302,9 @@ def _packed(values: Sequence[object], count: int) -> object:
     return tuple(values) if count else None
 
 
-def _call(plans: dict[str, Plan], op: CallOp) -> Action:
-    """`func.call`: looks the callee's plan up when called, so functions may be
-    planned in any order."""
+def _call(plans: dict[str, Plan], op: CallOp | CustomOp) -> Action:
+    """`func.call` (and `grad.custom`, whose value is that call): looks the
+    callee's plan up when called, so functions may be planned in any order."""
     callee, results = op.callee.string_value(), len(op.results)
 
     def call(*arguments: object) -> object:
@@ -463,7 +464,7 @@ class _PlanBuilder:
 
         if (found := kernel_of(op, self.plan_region)) is not None:
             return found
-        if isinstance(op, CallOp):
+        if isinstance(op, CallOp | CustomOp):
             callee = op.callee.string_value()
             if callee not in self.interpreter.functions:
                 raise OpError(op, f"calls @{callee}, which has no body to run")

@@ -49,6 +49,7 @@ the meaning SPEC §6 gives each op:
     `tensor.extract` at `size - 1 - i` in the flipped dims (IREE 3.13 fails
     to compile a generic that reads through the map `d -> size - 1 - d`);
   - `concat` is a `tensor.concat`.
+- `custom` is the `func.call` of its function (SPEC §3.7).
 - `detach`, and a `cast` or `bitcast` to the same type, are their operand.
 
 Run-time errors of the interpreter have no counterpart: a zero divisor, a
@@ -70,7 +71,7 @@ from typing import cast
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import arith, math, tensor
+from xdsl.dialects import arith, func, math, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
@@ -104,6 +105,7 @@ from xdsl.pattern_rewriter import (
 from gradopt.dialect import ops as grad
 from gradopt.dialect.differentiation import DifferentiationOp
 from gradopt.dialect.errors import OpError
+from gradopt.dialect.ops.custom import CustomOp
 from gradopt.dialect.types import I32_MAX, I32_MIN, is_i1, tensor_type
 from gradopt.passes.slots_to_tensors import convert_slots
 
@@ -701,6 +703,14 @@ class LowerConcat(RewritePattern):
         )
 
 
+class LowerCustom(RewritePattern):
+    """`grad.custom @f(%a) ...` -> `func.call @f(%a)`: its value (SPEC §3.7)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CustomOp, rewriter: PatternRewriter, /):
+        rewriter.replace(op, func.CallOp(op.callee, op.arguments, op.res.types))
+
+
 PATTERNS: tuple[RewritePattern, ...] = (
     LowerConst(),
     LowerToOne(grad.AddOp, arith.AddfOp, arith.AddiOp),
@@ -735,6 +745,7 @@ PATTERNS: tuple[RewritePattern, ...] = (
     LowerPad(),
     LowerReverse(),
     LowerConcat(),
+    LowerCustom(),
 )
 """One pattern per `grad` op (but `load` and `store`, which `slots-to-tensors`
 removes first), each handling every element type of its op."""
@@ -765,8 +776,11 @@ class ConvertGradToStandardPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         _check_expanded(op)
+        from gradopt.passes.lower_indexing import INDEXING_PATTERNS
+
         convert_slots(op)
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(list(PATTERNS)), apply_recursively=False
+            GreedyRewritePatternApplier([*PATTERNS, *INDEXING_PATTERNS]),
+            apply_recursively=False,
         ).rewrite_module(op)
         _check_lowered(op)

@@ -40,11 +40,14 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
-from typing import BinaryIO, cast
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 import numpy as np
 
 from gradopt.support import environment
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 PROGRAM_LIMIT_VARIABLE = "GRADOPT_MAX_PROGRAM_BYTES"
 """The environment variable that overrides `DEFAULT_PROGRAM_LIMIT`."""
@@ -123,14 +126,15 @@ def open_bounded(
     follow_symlinks: bool = True,
 ) -> Iterator[tuple[BinaryIO, int | None]]:
     """`path` opened for reading, with its size where it is known (None for
-    a device such as a terminal or `/dev/zero`, which is read as a stream).
+    a device such as a terminal or `/dev/zero`, or a pipe, which are read as
+    streams).
 
     The open never blocks: a FIFO opened normally waits for a writer forever.
     A regular file larger than `limit` is refused before it is read; a FIFO
-    or pipe is read whole (up to `limit`) and refused at once if no process
-    has it open for writing. `regular_only` refuses everything but regular
-    files (and, without `follow_symlinks`, symlinks): what the IREE cache
-    needs, where nothing else can be a valid entry."""
+    or pipe is refused at once if no process has it open for writing.
+    `regular_only` refuses everything but regular files (and, without
+    `follow_symlinks`, symlinks): what the IREE cache needs, where nothing
+    else can be a valid entry."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     if not follow_symlinks:
         flags |= getattr(os, "O_NOFOLLOW", 0)
@@ -153,12 +157,31 @@ def open_bounded(
         raise
     with file:
         if first is not None:
-            if len(first) > limit:
-                raise _too_large(limit, variable)
-            data = first + read_stream(file, limit - len(first), variable, limit)
-            yield io.BytesIO(data), len(data)
+            yield cast(BinaryIO, io.BufferedReader(_Prefixed(first, file))), None
         else:
             yield file, status.st_size if regular else None
+
+
+class _Prefixed(io.RawIOBase):
+    """The bytes already read from a pipe (to learn whether it has a writer),
+    then the rest of it, as one stream: the pipe is read as its reader needs
+    it, never gathered whole first."""
+
+    def __init__(self, first: bytes, rest: BinaryIO) -> None:
+        self.first = memoryview(first)
+        self.rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        target = memoryview(buffer).cast("B")
+        if self.first:
+            count = min(len(target), len(self.first))
+            target[:count] = self.first[:count]
+            self.first = self.first[count:]
+            return count
+        return cast(io.BufferedReader, self.rest).readinto(target)
 
 
 def _first_of_pipe(descriptor: int) -> bytes:

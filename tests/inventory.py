@@ -53,9 +53,11 @@ class Form(Enum):
     REVERSE = "%r = grad.reverse %a [dims] : T"
     CONCAT = "%r = grad.concat %a, %b, ... [dim] : T1, T2, ... to T"
     DOT = "%r = grad.dot %a, %b : T1, T2 to T3"
+    INDEXING = "%r = grad.OP %a[, %i, ...] [axis] : T1[, ...] to T (SPEC §3.6)"
     LOAD = "%r = grad.load %slot[indices] : M"
     STORE = "grad.store %x, %slot[indices] : M"
     DIFFERENTIATION = "grad.gradient, grad.vjp, grad.jvp (SPEC §3.4, §5.5, §5.6)"
+    CUSTOM = "%r = grad.custom @f(%a, ...) [vjp @f_vjp] [jvp @f_jvp] : (T...) -> R"
 
 
 class Domain(Enum):
@@ -229,9 +231,15 @@ def _reduce_exact(op: Operation) -> bool:
 SAMPLE_ARGUMENTS = (
     "%a: tensor<2x3x{S}>, %b: tensor<2x3x{S}>, %c: tensor<2x3xi1>, "
     "%m: tensor<3x2x{S}>, %p: tensor<2x2x3x{S}>, %q: tensor<2x3x2x{S}>, "
-    "%z: tensor<{S}>, %s: memref<2x3x{S}>"
+    "%z: tensor<{S}>, %s: memref<2x3x{S}>, %i: tensor<2xi32>"
 )
 """The arguments a sample line may use: `{S}` is the operand element type."""
+
+SAMPLE_FUNCTION = (
+    "func.func @sample_f(%x: tensor<2x3x{S}>) -> tensor<2x3x{S}> {{\n"
+    "  func.return %x : tensor<2x3x{S}>\n}}\n"
+)
+"""A function beside the sample, for the ops that call one (`grad.custom`)."""
 
 
 def _default_samples(form: Form, arity: int) -> tuple[str, ...]:
@@ -617,6 +625,45 @@ ALL_ENTRIES: tuple[Entry, ...] = (
             "tensor<2x3x{S}> to tensor<2x9x{R}>",
         ),
     ),
+    # --- §3.6 indexing and sorting
+    Entry(
+        "gather",
+        Form.INDEXING,
+        2,
+        _same(*_ANY),
+        Derivative.RULES,
+        samples=(
+            "%r = grad.gather %a, %i [1] : tensor<2x3x{S}>, tensor<2xi32> to "
+            "tensor<2x2x{R}>",
+        ),
+    ),
+    Entry(
+        "scatter_add",
+        Form.INDEXING,
+        3,
+        _same(F32, I32),
+        Derivative.RULES,
+        samples=(
+            "%r = grad.scatter_add %a, %i, %b [0] : tensor<2x3x{S}>, tensor<2xi32>, "
+            "tensor<2x3x{S}> to tensor<2x3x{R}>",
+        ),
+    ),
+    Entry(
+        "iota",
+        Form.INDEXING,
+        0,
+        _same(F32, I32),
+        Derivative.DEAD_END,
+        samples=("%r = grad.iota [1] : tensor<2x3x{S}>",),
+    ),
+    Entry(
+        "argsort",
+        Form.INDEXING,
+        1,
+        _to(I32, F32, I32),
+        Derivative.DEAD_END,
+        samples=("%r = grad.argsort %a [1] : tensor<2x3x{S}> to tensor<2x3x{R}>",),
+    ),
     # --- §3.3 memory
     Entry(
         "load",
@@ -661,6 +708,17 @@ ALL_ENTRIES: tuple[Entry, ...] = (
         _same(F32),
         Derivative.EXPANDED,
         samples=("%r = grad.jvp %a wrt %a, %b : tensor<2x3x{S}>, tensor<2x3x{S}>",),
+    ),
+    # --- §3.7 custom derivatives
+    Entry(
+        "custom",
+        Form.CUSTOM,
+        1,
+        _same(*_ANY),
+        Derivative.RULES,
+        samples=(
+            "%r = grad.custom @sample_f(%a) : (tensor<2x3x{S}>) -> tensor<2x3x{S}>",
+        ),
     ),
 )
 

@@ -40,6 +40,7 @@ from xdsl.transforms.common_subexpression_elimination import (
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import VerifyException
 
+import gradopt.autodiff  # noqa: F401 (provides the path check the verifier promises)
 from gradopt.dialect import Grad
 from gradopt.dialect.differentiation import GradientOp, JvpOp, VjpOp
 from gradopt.dialect.ops import (
@@ -151,6 +152,11 @@ func.func @every_op(%x: tensor<5xf32>, %n: tensor<5xi32>, %b: tensor<5xi1>,
   %bt = grad.permute %mm [0, 2, 1] : tensor<2x2x3xf32> to tensor<2x3x2xf32>
   %batched = grad.dot %mm, %bt
     : tensor<2x2x3xf32>, tensor<2x3x2xf32> to tensor<2x2x2xf32>
+  %iota = grad.iota [0] : tensor<5xi32>
+  %order = grad.argsort %x [0] : tensor<5xf32> to tensor<5xi32>
+  %taken = grad.gather %x, %order [0] : tensor<5xf32>, tensor<5xi32> to tensor<5xf32>
+  %added = grad.scatter_add %x, %iota, %taken [0]
+    : tensor<5xf32>, tensor<5xi32>, tensor<5xf32> to tensor<5xf32>
   %all = grad.load %slot : memref<4x5xf32>
   %row = grad.load %slot[%i] : memref<4x5xf32>
   grad.store %all, %slot : memref<4x5xf32>
@@ -159,7 +165,20 @@ func.func @every_op(%x: tensor<5xf32>, %n: tensor<5xi32>, %b: tensor<5xi1>,
   %g0, %g1 = grad.gradient %sum wrt %m, %x : tensor<f32>, tensor<2x3xf32>, tensor<5xf32>
   %v = grad.vjp %top, %top wrt %m : tensor<2xf32>, tensor<2x3xf32>
   %j = grad.jvp %top wrt %m, %m : tensor<2xf32>, tensor<2x3xf32>
+  %own = grad.custom @id(%x, %n) vjp @id_vjp jvp @id_jvp
+    : (tensor<5xf32>, tensor<5xi32>) -> tensor<5xf32>
   func.return
+}
+func.func @id(%x: tensor<5xf32>, %n: tensor<5xi32>) -> tensor<5xf32> {
+  func.return %x : tensor<5xf32>
+}
+func.func @id_vjp(%x: tensor<5xf32>, %n: tensor<5xi32>, %g: tensor<5xf32>)
+    -> (tensor<5xf32>, tensor<5xi32>) {
+  func.return %g, %n : tensor<5xf32>, tensor<5xi32>
+}
+func.func @id_jvp(%x: tensor<5xf32>, %n: tensor<5xi32>, %t: tensor<5xf32>,
+                  %u: tensor<5xi32>) -> tensor<5xf32> {
+  func.return %t : tensor<5xf32>
 }
 """
 

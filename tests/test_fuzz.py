@@ -10,7 +10,7 @@ declared shape (the address space is limited while fuzzing, so an allocation
 that a declared shape asks for fails fast instead of swapping).
 
 The mutations come from a seeded RNG, so a CI run is deterministic; the default
-run mutates 600 inputs for grad-opt. Run more
+run mutates 400 inputs for grad-opt. Run more
 with `GRADOPT_FUZZ_COUNT=20000` (inputs for grad-opt; a quarter as many go to
 grad-run) and other seeds with `GRADOPT_FUZZ_SEED=n`. A failure prints the
 mutated input and the command line, and saves them under pytest's tmp_path.
@@ -44,7 +44,7 @@ CORPUS = sorted(
     for path in [*ROOT.glob("lit-tests/**/*.mlir"), *ROOT.glob("examples/*.mlir")]
     if "Output" not in path.parts
 )
-COUNT = int(os.environ.get("GRADOPT_FUZZ_COUNT", "600"))
+COUNT = int(os.environ.get("GRADOPT_FUZZ_COUNT", "400"))
 SEED = int(os.environ.get("GRADOPT_FUZZ_SEED", "0"))
 TIME_LIMIT = 10
 """Seconds per input; the slowest input of a CI run takes well under one."""
@@ -73,7 +73,7 @@ DIM = re.compile(r"(?<=[<x])\d+(?=x)")
 ELEMENT = re.compile(r"\b(f32|i32|i1)\b")
 INT_LIST = re.compile(r"\[(-?\d+(?:, *-?\d+)*)?\]")
 FLOAT = re.compile(r"-?\d+\.\d*(?:[eE][+-]?\d+)?|0x[0-9A-Fa-f]+")
-OP_NAME = re.compile(r"\bgrad\.[a-z0-9]+\b")
+OP_NAME = re.compile(r"\bgrad\.[a-z0-9_]+\b")
 
 GRAD_OPS = [*INVENTORY, "nosuchop"]
 """What `change_op` renames an op to: every op of the dialect, and one that

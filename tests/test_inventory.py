@@ -16,6 +16,7 @@ from inventory import (
     ELEMENTS,
     INVENTORY,
     SAMPLE_ARGUMENTS,
+    SAMPLE_FUNCTION,
     Derivative,
     Element,
     Entry,
@@ -61,7 +62,10 @@ def sample(entry: Entry, template: str, source: Element, result: Element) -> str
         zero=literal(source, 0),
     )
     arguments = SAMPLE_ARGUMENTS.format(S=source)
-    return f"func.func @sample({arguments}) {{\n  {line}\n  func.return\n}}\n"
+    return (
+        f"func.func @sample({arguments}) {{\n  {line}\n  func.return\n}}\n"
+        + SAMPLE_FUNCTION.format(S=source)
+    )
 
 
 def parsed(entry: Entry, text: str) -> Operation:

@@ -23,11 +23,12 @@ Skipped, with the reason shown, only when IREE is not installed.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import product
 from pathlib import Path
 from typing import NamedTuple
@@ -59,6 +60,7 @@ from gradopt.dialect.context import make_context
 from gradopt.dialect.differentiation import DifferentiationOp
 from gradopt.dialect.ops import LoadOp, StoreOp
 from gradopt.passes.convert_grad_to_standard import PATTERNS
+from gradopt.passes.lower_indexing import INDEXING_PATTERNS
 from gradopt.tools import grad_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -134,21 +136,48 @@ def random_inputs(
     return arrays
 
 
-def check_program(program: Program, entry: str = "main", seed: int = 0) -> None:
-    """`entry` on random inputs agrees on both backends."""
+def check_program(
+    program: Program,
+    entry: str = "main",
+    seed: int = 0,
+    on_iree: tuple[Program, str] | None = None,
+) -> None:
+    """`entry` on random inputs agrees on both backends; `on_iree`: the
+    program and entry that IREE runs instead (see `compiled_together`)."""
     exact = is_exact(program)
     signature = program.signature(entry)
     rng = np.random.default_rng(seed)
     slots = random_inputs(signature.slots, rng)
     args = random_inputs(signature.args, rng)
     expected = program.run(slots, args, entry)
-    actual = program.run(slots, args, entry, backend="iree")
+    compiled, compiled_entry = on_iree or (program, entry)
+    actual = compiled.run(slots, args, compiled_entry, backend="iree")
     assert len(actual.results) == len(expected.results)
     assert len(actual.slots) == len(expected.slots)
     for want, got in zip(
         expected.results + expected.slots, actual.results + actual.slots, strict=True
     ):
         assert_agree(want, got, exact)
+
+
+def prefixed(text: str, prefix: str) -> str:
+    """`text` with every symbol `@name` renamed `@{prefix}_name`."""
+    return re.sub(r"@(\w+)", rf"@{prefix}_\1", text)
+
+
+def compiled_together(texts: dict[str, str]) -> Program:
+    """One program holding the functions of every text, each one's symbols
+    prefixed with its key. IREE's compiler costs most of a second per module
+    and a fraction of that per function, so a test of many small programs
+    runs each case's functions from one module compiled once (the interpreter
+    still runs each case's own program)."""
+    return Program("\n".join(prefixed(text, key) for key, text in texts.items()))
+
+
+def together(build: Callable[[], dict[str, str]]) -> Callable[[], Program]:
+    """A cached `compiled_together` of the texts that `build` gives: built
+    on the first IREE test that needs it, never when IREE is missing."""
+    return functools.cache(lambda: compiled_together(build()))
 
 
 # --- every op's lit example ---------------------------------------------------
@@ -172,31 +201,42 @@ def test_lit_run_example(argv: list[str], tmp_path: Path) -> None:
         assert_agree(expected, values["iree"][key], exact)
 
 
-def lowering_functions() -> list[pytest.param]:
-    """Every function of the lowering lit tests (their inputs, before lowering)
-    that takes no `index` argument, which no backend can be given, but in the
-    chunks that check for an error."""
-    functions = []
+def lowering_chunks() -> dict[str, str]:
+    """The chunks of the lowering lit tests (their inputs, before lowering)
+    but those that check for an error, by file and position."""
+    chunks = {}
     for path in sorted((ROOT / "lit-tests" / "lowering").glob("*.mlir")):
         if path.stem == "invalid":
             continue
-        for chunk in path.read_text().split("// -----"):
-            if re.search(r"^// CHECK.*: error: ", chunk, re.MULTILINE):
-                continue
-            for name, arguments in re.findall(
-                r"^func\.func @(\w+)\((.*?)\)", chunk, re.MULTILINE
-            ):
-                if ": index" not in arguments:
-                    param = pytest.param(chunk, name, id=f"{path.stem}-{name}")
-                    functions.append(param)
-    return functions
+        for i, chunk in enumerate(path.read_text().split("// -----")):
+            if not re.search(r"^// CHECK.*: error: ", chunk, re.MULTILINE):
+                chunks[f"{path.stem}{i}"] = chunk
+    return chunks
+
+
+LOWERING_CHUNKS = lowering_chunks()
+LOWERING = together(lambda: LOWERING_CHUNKS)
+
+
+def lowering_functions() -> list[pytest.param]:
+    """Every function of the lowering chunks that takes no `index` argument,
+    which no backend can be given."""
+    return [
+        pytest.param(key, name, id=f"{key}-{name}")
+        for key, chunk in LOWERING_CHUNKS.items()
+        for name, arguments in re.findall(
+            r"^func\.func @(\w+)\((.*?)\)", chunk, re.MULTILINE
+        )
+        if ": index" not in arguments
+    ]
 
 
 @needs_iree
-@pytest.mark.parametrize(("text", "entry"), lowering_functions())
-def test_lowering_example_runs(text: str, entry: str) -> None:
+@pytest.mark.parametrize(("chunk", "entry"), lowering_functions())
+def test_lowering_example_runs(chunk: str, entry: str) -> None:
     """The lowering lit tests' functions, run on random inputs."""
-    check_program(Program(text), entry)
+    program = Program(LOWERING_CHUNKS[chunk])
+    check_program(program, entry, on_iree=(LOWERING(), f"{chunk}_{entry}"))
 
 
 # --- one lowering pattern per op ----------------------------------------------
@@ -297,9 +337,33 @@ func.func @main(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>, %n: tensor<2x3xi32>,
   %bcol = grad.slice %flipb [0, 0] [2, 1] [1, 1] : tensor<2x3xi1> to tensor<2x1xi1>
   %catb = grad.concat %bcol, %bcol, %bcol [1]
     : tensor<2x1xi1>, tensor<2x1xi1>, tensor<2x1xi1> to tensor<2x3xi1>
-  %out = grad.add %cat, %mul : tensor<2x3xf32>
-  %outi = grad.add %cati2, %wherei : tensor<2x3xi32>
-  %outb = grad.and %catb, %detachb : tensor<2x3xi1>
+  %i3 = grad.iota [0] : tensor<3xi32>
+  %r3 = grad.reverse %i3 [0] : tensor<3xi32>
+  %ones3 = grad.const 1 : tensor<3xi32>
+  %iof = grad.iota [0] : tensor<2x3xf32>
+  %io = grad.iota [1] : tensor<2x3xi32>
+  %o3 = grad.argsort %sum [0] : tensor<3xf32> to tensor<3xi32>
+  %order = grad.argsort %x [1] : tensor<2x3xf32> to tensor<2x3xi32>
+  %orderi = grad.argsort %n [0] : tensor<2x3xi32> to tensor<2x3xi32>
+  %g = grad.gather %x, %r3 [1] : tensor<2x3xf32>, tensor<3xi32> to tensor<2x3xf32>
+  %gi = grad.gather %n, %o3 [1] : tensor<2x3xi32>, tensor<3xi32> to tensor<2x3xi32>
+  %gb = grad.gather %b, %r3 [1] : tensor<2x3xi1>, tensor<3xi32> to tensor<2x3xi1>
+  %sc = grad.scatter_add %x, %ones3, %y [1]
+    : tensor<2x3xf32>, tensor<3xi32>, tensor<2x3xf32> to tensor<2x3xf32>
+  %sci = grad.scatter_add %n, %o3, %m [1]
+    : tensor<2x3xi32>, tensor<3xi32>, tensor<2x3xi32> to tensor<2x3xi32>
+  %ix = grad.add %g, %sc : tensor<2x3xf32>
+  %ix2 = grad.add %ix, %iof : tensor<2x3xf32>
+  %ixi = grad.add %gi, %sci : tensor<2x3xi32>
+  %ixi2 = grad.add %ixi, %order : tensor<2x3xi32>
+  %ixi3 = grad.add %ixi2, %orderi : tensor<2x3xi32>
+  %ixi4 = grad.add %ixi3, %io : tensor<2x3xi32>
+  %mulx = grad.add %mul, %ix2 : tensor<2x3xf32>
+  %wherex = grad.add %wherei, %ixi4 : tensor<2x3xi32>
+  %detachx = grad.and %detachb, %gb : tensor<2x3xi1>
+  %out = grad.add %cat, %mulx : tensor<2x3xf32>
+  %outi = grad.add %cati2, %wherex : tensor<2x3xi32>
+  %outb = grad.and %catb, %detachx : tensor<2x3xi1>
   func.return %out, %outi, %outb, %batched, %batched2
     : tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xi1>, tensor<2x3x3xf32>,
       tensor<2x2x4x4xf32>
@@ -324,7 +388,7 @@ def test_one_lowering_pattern_per_op() -> None:
         op.name for op in Grad.operations if not issubclass(op, unlowered)
     }
     lowered = []
-    for pattern in PATTERNS:
+    for pattern in (*PATTERNS, *INDEXING_PATTERNS):
         alone = module.clone()
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(alone)
         after = grad_op_counts(alone)
@@ -560,34 +624,49 @@ def special_inputs(operands: list[str], domain: Domain) -> list[np.ndarray]:
     return [a[keep], b[keep]]
 
 
-@needs_iree
-@pytest.mark.parametrize("name", EXACT_OPS)
-def test_exact_op_on_special_values(name: str) -> None:
-    """Signed zeros, infinities, NaN, overflow, saturation and wrap-around come
-    out of IREE as from the interpreter, except subnormal results of
-    arithmetic, which IREE flushes to zero (they are left out; a bitcast's
-    are kept)."""
+@functools.cache
+def exact_case(name: str) -> tuple[str, list[np.ndarray]]:
+    """The program of `name` on every special value, and those values, less
+    the subnormal results of arithmetic, which IREE flushes to zero (a
+    bitcast's are kept)."""
     entry, body, operands, result = EXACT_OPS[name]
     inputs = special_inputs(operands.split(), entry.domain)
-    count = len(inputs[0])
-    t, r = f"tensor<{count}x{operands.split()[0]}>", f"tensor<{count}x{result}>"
-    arguments = ", ".join(f"%a{i}: {t}" for i in range(len(inputs)))
-    text = f"""func.func @main({arguments}) -> {r} {{
+
+    def text(count: int) -> str:
+        t, r = f"tensor<{count}x{operands.split()[0]}>", f"tensor<{count}x{result}>"
+        arguments = ", ".join(f"%a{i}: {t}" for i in range(len(inputs)))
+        return f"""func.func @main({arguments}) -> {r} {{
   {body.replace("T", t).replace("R", r)}
   func.return %r : {r}
 }}"""
-    program = Program(text)
-    expected = program.run(args=inputs).results[0]
+
+    expected = Program(text(len(inputs[0]))).run(args=inputs).results[0]
     normal = ~(
         (expected.dtype == np.float32 and not name.startswith("bitcast"))
         & (np.abs(expected) < np.finfo(np.float32).tiny)
         & (expected != 0)
     )
     inputs = [x[normal] for x in inputs]
-    text = text.replace(f"<{count}x", f"<{len(inputs[0])}x")
-    program = Program(text)
-    expected = program.run(args=inputs).results[0]
-    actual = program.run(args=inputs, backend="iree").results[0]
+    return text(len(inputs[0])), inputs
+
+
+def _identifier(name: str) -> str:
+    return name.replace("-", "_")
+
+
+EXACT = together(lambda: {_identifier(n): exact_case(n)[0] for n in EXACT_OPS})
+
+
+@needs_iree
+@pytest.mark.parametrize("name", EXACT_OPS)
+def test_exact_op_on_special_values(name: str) -> None:
+    """Signed zeros, infinities, NaN, overflow, saturation and wrap-around come
+    out of IREE as from the interpreter, except subnormal results of
+    arithmetic (see `exact_case`)."""
+    text, inputs = exact_case(name)
+    expected = Program(text).run(args=inputs).results[0]
+    entry = f"{_identifier(name)}_main"
+    actual = EXACT().run(args=inputs, entry=entry, backend="iree").results[0]
     assert_agree(expected, actual, exact=True)
 
 
@@ -775,24 +854,35 @@ def random_program(rng: np.random.Generator, kinds: str) -> str:
 }}"""
 
 
-@needs_iree
-@pytest.mark.parametrize(
-    ("kinds", "seed"),
+RANDOM_CASES = (
     [("exact", s) for s in range(8)]
     + [("slicing", s) for s in range(6)]
     + [("dot", s) for s in range(6)]
-    + [("math", s) for s in range(4)],
+    + [("math", s) for s in range(4)]
 )
+
+
+@functools.cache
+def random_case(kinds: str, seed: int) -> tuple[str, list[np.ndarray]]:
+    """The random program of `kinds` and `seed`, and its two inputs."""
+    rng = np.random.default_rng(1000 + seed)
+    text = random_program(rng, kinds)
+    return text, [rng.standard_normal((2, 3)).astype(np.float32) for _ in range(2)]
+
+
+RANDOM = together(lambda: {f"{k}{s}": random_case(k, s)[0] for k, s in RANDOM_CASES})
+
+
+@needs_iree
+@pytest.mark.parametrize(("kinds", "seed"), RANDOM_CASES)
 def test_random_program(kinds: str, seed: int) -> None:
     """The loss is a sum (compared within tolerance); with elementwise, shape
     and slicing ops only, the last value and the gradients must be bit-exact,
     since the gradient of a sum is a broadcast."""
-    rng = np.random.default_rng(1000 + seed)
-    text = random_program(rng, kinds)
-    program = Program(text)
-    args = [rng.standard_normal((2, 3)).astype(np.float32) for _ in range(2)]
-    expected = program.run(args=args).results
-    actual = program.run(args=args, backend="iree").results
+    text, args = random_case(kinds, seed)
+    expected = Program(text).run(args=args).results
+    actual = RANDOM().run(args=args, entry=f"{kinds}{seed}_main", backend="iree")
+    actual = actual.results
     assert_agree(expected[0], actual[0], exact=False)
     for want, got in zip(expected[1:], actual[1:], strict=True):
         assert_agree(want, got, exact=kinds in ("exact", "slicing"))

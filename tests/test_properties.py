@@ -3,7 +3,7 @@ interpreter on random programs.
 
 The programs come from `programs.py`: well-typed `grad` programs over the
 differentiable ops, with their float64 reference. Each property runs on
-`GRADOPT_PROPERTY_EXAMPLES` examples (50 by default, so that the suite stays
+`GRADOPT_PROPERTY_EXAMPLES` examples (30 by default, so that the suite stays
 under five minutes on two cores), derandomized so that a CI run is
 reproducible; set the variable higher to search longer, and
 `GRADOPT_PROPERTY_RANDOM=1` to draw other examples on each run.
@@ -30,7 +30,7 @@ from gradopt.dialect.verifier import verify_module
 from gradopt.support.diagnostics import parse_module
 from gradopt.tools import grad_opt as grad_opt_tool
 
-EXAMPLES = int(os.environ.get("GRADOPT_PROPERTY_EXAMPLES", "50"))
+EXAMPLES = int(os.environ.get("GRADOPT_PROPERTY_EXAMPLES", "30"))
 
 PROPERTY = settings(
     max_examples=EXAMPLES,

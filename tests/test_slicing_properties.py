@@ -16,7 +16,7 @@ against gradopt's rules:
 - gradients of a nonlinear loss through each op, and through random chains of
   them, agree with central finite differences of a float64 reference.
 
-Each property runs on `GRADOPT_PROPERTY_EXAMPLES` examples (50 by default),
+Each property runs on `GRADOPT_PROPERTY_EXAMPLES` examples (30 by default),
 derandomized; `GRADOPT_PROPERTY_RANDOM=1` draws other examples on each run.
 """
 
@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 import gradopt
 
-EXAMPLES = int(os.environ.get("GRADOPT_PROPERTY_EXAMPLES", "50"))
+EXAMPLES = int(os.environ.get("GRADOPT_PROPERTY_EXAMPLES", "30"))
 
 PROPERTY = settings(
     max_examples=EXAMPLES,

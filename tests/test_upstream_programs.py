@@ -282,3 +282,17 @@ def test_the_extended_dialects_keep_xdsls_interfaces() -> None:
     ]
     assert "%c = arith.constant 3 : i32" in outputs[0]
     assert outputs[1] == outputs[0]
+
+
+@pytest.mark.skipif(
+    not (HAVE_JAX and HAVE_IREE), reason="needs the jax and iree extras"
+)
+def test_the_jax_walk_through_example_matches_jax_grad() -> None:
+    """examples/jax_linalg.py: JAX → IREE's input form → differentiate_module,
+    its gradients within 1e-4 of `jax.grad` (its exit status says so)."""
+    sys.path.insert(0, str(CORPUS.parent.parent / "examples"))
+    try:
+        from jax_linalg import main
+    finally:
+        sys.path.pop(0)
+    assert main([]) == 0

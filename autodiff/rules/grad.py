@@ -30,6 +30,7 @@ from gradopt.autodiff.registry import (
 from gradopt.dialect.ops import (
     AddOp,
     AndOp,
+    ArgsortOp,
     BitcastOp,
     BroadcastOp,
     CastOp,
@@ -41,7 +42,9 @@ from gradopt.dialect.ops import (
     DetachOp,
     DotOp,
     Exp2Op,
+    GatherOp,
     IDivOp,
+    IotaOp,
     Log2Op,
     MaxOp,
     ModOp,
@@ -55,6 +58,7 @@ from gradopt.dialect.ops import (
     ReduceOp,
     ReshapeOp,
     ReverseOp,
+    ScatterAddOp,
     ShlOp,
     ShrOp,
     SinOp,
@@ -255,6 +259,26 @@ def _concat(e: Emitter, op: Operation, g: SSAValue):
     return [partial(share, o, n) for o, n in zip(offsets, sizes, strict=True)]
 
 
+def _gather(e: Emitter, op: Operation, g: SSAValue):
+    """`scatter_add (const 0.0 of a's type), i, g` to a, nothing to i."""
+    assert isinstance(op, GatherOp)
+    a, i = op.input, op.index
+    return (
+        lambda: e.insert(ScatterAddOp(e.zeros_like(a), i, g, op.axis_value)),
+        None,
+    )
+
+
+def _scatter_add(e: Emitter, op: Operation, g: SSAValue):
+    """`g` to d, `gather g, i` to u, nothing to i."""
+    assert isinstance(op, ScatterAddOp)
+    return (
+        lambda: g,
+        None,
+        lambda: e.insert(GatherOp(g, op.index, op.axis_value)),
+    )
+
+
 def _zero_padded(op: Operation) -> dict[str, Attribute]:
     """A pad's properties with the pad value 0.0: the linear part of the pad,
     which is its tangent map (SPEC §5.6)."""
@@ -347,6 +371,9 @@ DERIVATIVES: dict[type[Operation], Derivative] = {
     PadOp: Derivative.linear(_pad, _zero_padded),
     ReverseOp: Derivative.linear(_reverse),
     ConcatOp: Derivative.linear(_concat),
+    GatherOp: Derivative.linear(_gather),
+    ScatterAddOp: Derivative.linear(_scatter_add),
+    **dict.fromkeys([IotaOp, ArgsortOp], DEAD_END),
     **dict.fromkeys([ConstOp, CmpLtOp, CmpEqOp, CmpNeOp], DEAD_END),
     **dict.fromkeys([IDivOp, ModOp, AndOp, OrOp, XorOp, ShlOp, ShrOp], DEAD_END),
 }
@@ -369,3 +396,4 @@ def _reduce_derivative(op: Operation) -> Derivative | None:
 for _op_type, _derivative in DERIVATIVES.items():
     register_derivative(_op_type, _derivative)
 register_derivative(ReduceOp, _reduce_derivative)
+import gradopt.autodiff.rules.custom  # noqa: E402, F401  (grad.custom)

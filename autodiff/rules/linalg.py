@@ -45,6 +45,7 @@ from gradopt.autodiff.emitter import Emitter
 from gradopt.autodiff.paths import post_order
 from gradopt.autodiff.registry import Derivative, Tangent, register_derivative
 from gradopt.autodiff.walks import backward_walk, forward_walk
+from gradopt.dialect.upstream.linalg import MapOp
 from gradopt.dialect.upstream.tensor import ExpandShapeOp
 
 EXTREMA: dict[type[Operation], str] = {
@@ -83,10 +84,10 @@ def _forms(s: _View) -> list[_Form] | str:
     reduces = IteratorType.REDUCTION in s.iterators
     forms: list[_Form] = []
     for j, y in enumerate(terminator.operands):
-        acc = block.args[len(s.inputs) + j]
         if not reduces:
             forms.append(_Form("parallel", y))
             continue
+        acc = block.args[len(s.inputs) + j]
         if y is acc:
             forms.append(_Form("init", y))
             continue
@@ -139,8 +140,10 @@ class _View:
 
 
 def _view(op: Operation) -> _View:
-    """`op` (a structured op, `linalg.reduce` or `linalg.broadcast`, which
-    xDSL does not make structured ops) as its generic form."""
+    """`op` (a structured op; `linalg.reduce`, `linalg.broadcast` or
+    `linalg.map`, which are not xDSL structured ops) as its generic form (a
+    map's body takes no init element, or takes it last: the rebuilt body
+    reads the operands' elements in order, inputs first)."""
     if isinstance(op, LinalgStructuredOperation):
         return _View(
             op.inputs,
@@ -149,6 +152,16 @@ def _view(op: Operation) -> _View:
             [m.data for m in op.get_indexing_maps()],
             [i.data for i in op.get_iterator_types()],
             op.body.block,
+        )
+    if isinstance(op, MapOp):
+        rank = len(_shape(op.init))
+        return _View(
+            op.inputs,
+            [op.init],
+            op.results,
+            [AffineMap.identity(rank)] * (len(op.inputs) + 1),
+            [IteratorType.PARALLEL] * rank,
+            op.mapper.block,
         )
     assert isinstance(op, ReduceOp | BroadcastOp)
     dims = set(op.dimensions.get_values())
@@ -603,6 +616,6 @@ def _t_fill(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
     return e.insert(FillOp((value,), (op.outputs[0],), (op.res[0].type,)))
 
 
-for _op_type in (LinalgStructuredOperation, ReduceOp, BroadcastOp):
+for _op_type in (LinalgStructuredOperation, ReduceOp, BroadcastOp, MapOp):
     register_derivative(_op_type, _structured_derivative, _no_rule)
 register_derivative(FillOp, Derivative(_fill, _t_fill))

@@ -53,6 +53,13 @@ from gradopt.dialect.ops.elementwise import (
     UnaryOp,
     WhereOp,
 )
+from gradopt.dialect.ops.indexing import (
+    ArgsortOp,
+    GatherOp,
+    IotaOp,
+    ScatterAddOp,
+    gathered_shape,
+)
 from gradopt.dialect.ops.integer import (
     AndOp,
     BitwiseOp,
@@ -122,10 +129,14 @@ GRAD_OPS: tuple[type[KernelOp], ...] = (
     PadOp,
     ReverseOp,
     ConcatOp,
+    GatherOp,
+    ScatterAddOp,
+    IotaOp,
+    ArgsortOp,
     LoadOp,
     StoreOp,
 )
-"""The ops of SPEC §3.1-§3.3 (the differentiation ops of §3.4 are in
+"""The ops of SPEC §3.1-§3.3 and §3.6 (the differentiation ops of §3.4 are in
 `gradopt.dialect.differentiation`)."""
 
 __all__ = [
@@ -134,6 +145,7 @@ __all__ = [
     "SELECT_BITS_FROM",
     "AddOp",
     "AndOp",
+    "ArgsortOp",
     "BinaryOp",
     "BitcastOp",
     "BitwiseOp",
@@ -151,11 +163,13 @@ __all__ = [
     "ElementwiseOp",
     "Exp2Op",
     "FloatUnaryOp",
+    "GatherOp",
     "GradCanonicalization",
     "GradConstantMaterialization",
     "IDivOp",
     "IntegerArithmeticOp",
     "IntegerBinaryOp",
+    "IotaOp",
     "KernelOp",
     "ListOp",
     "LoadOp",
@@ -173,6 +187,7 @@ __all__ = [
     "ReshapeOp",
     "RetypeOp",
     "ReverseOp",
+    "ScatterAddOp",
     "ShapeOp",
     "ShiftOp",
     "ShlOp",
@@ -188,6 +203,7 @@ __all__ = [
     "axes_text",
     "dense_array",
     "dense_bytes",
+    "gathered_shape",
     "literal_array",
     "literal_of",
     "padded_size",

@@ -45,7 +45,8 @@ func.func @reversed(%a: tensor<3xf32>, %ct: tensor<3xf32>) -> tensor<3xf32> {
 
 // -----
 
-// A computed pad value: tensor.pad has a rule only for a literal pad value.
+// A pad value on the path: tensor.pad's pad value, yielded by its region,
+// gets no share.
 func.func @pad_value(%a: tensor<2xf32>, %v: f32, %ct: tensor<4xf32>) -> f32 {
   %w = math.exp %v : f32
   %p = tensor.pad %a low[1] high[1] {
@@ -56,12 +57,15 @@ func.func @pad_value(%a: tensor<2xf32>, %v: f32, %ct: tensor<4xf32>) -> f32 {
   func.return %g : f32
 }
 
-// CHECK:      upstream_invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.vjp' op 'tensor.pad' lies on the path from the target to the loss and has no gradient rule: its pad value is computed (only a literal pad value has a rule)
+// CHECK:      upstream_invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.vjp' op 'tensor.pad' reads a value on the path from the target to the loss inside its region ('tensor.yield'), and only its operands are differentiated
 // CHECK-NEXT:   %g = grad.vjp %p, %ct wrt %v : tensor<4xf32>, f32
 // CHECK-NEXT:   ^
 // CHECK-NEXT: upstream_invalid.mlir:[[# @LINE - 11]]:3: note: 'tensor.pad' is here
 // CHECK-NEXT:   %p = tensor.pad %a low[1] high[1] {
 // CHECK-NEXT:   ^
+// CHECK-NEXT: upstream_invalid.mlir:[[# @LINE - 12]]:5: note: the value is read here
+// CHECK-NEXT:     tensor.yield %w : f32
+// CHECK-NEXT:     ^
 // CHECK-NEXT: {{//}} -----
 
 // -----
@@ -81,3 +85,32 @@ func.func @dynamic(%a: tensor<3xf32>) -> tensor<3xf32> {
 // CHECK-NEXT: upstream_invalid.mlir:[[# @LINE - 10]]:3: note: it is made here
 // CHECK-NEXT:   %c = tensor.cast %a : tensor<3xf32> to tensor<?xf32>
 // CHECK-NEXT:   ^
+
+// -----
+
+// A gather of a tensor on the path inside a body: the generic's rule covers
+// its operands only, so the tensor read by tensor.extract would get no share.
+func.func @gather(%a: tensor<4xf32>, %table: tensor<4xf32>, %ct: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %c3 = arith.constant 3 : index
+    %r = arith.subi %c3, %i : index
+    %v = tensor.extract %table[%r] : tensor<4xf32>
+    %q = arith.mulf %v, %x : f32
+    linalg.yield %q : f32
+  } -> tensor<4xf32>
+  %g = grad.vjp %y, %ct wrt %table : tensor<4xf32>, tensor<4xf32>
+  func.return %g : tensor<4xf32>
+}
+
+// CHECK:      upstream_invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.vjp' op 'linalg.generic' reads a value on the path from the target to the loss inside its region ('tensor.extract'), and only its operands are differentiated
+// CHECK-NEXT:   %g = grad.vjp %y, %ct wrt %table : tensor<4xf32>, tensor<4xf32>
+// CHECK-NEXT:   ^
+// CHECK-NEXT: upstream_invalid.mlir:[[# @LINE - 16]]:3: note: 'linalg.generic' is here
+// CHECK-NEXT:   %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+// CHECK-NEXT:   ^
+// CHECK-NEXT: upstream_invalid.mlir:[[# @LINE - 14]]:5: note: the value is read here
+// CHECK-NEXT:     %v = tensor.extract %table[%r] : tensor<4xf32>
+// CHECK-NEXT:     ^

@@ -254,3 +254,45 @@ func.func @window(%a: tensor<5xf32>, %w: tensor<2xf32>, %init: tensor<2xf32>, %c
 // CHECK-NEXT:    %21 = arith.addf %20, %14 : tensor<2xf32>
 // CHECK-NEXT:    %g = tensor.insert_slice %21 into %11[1] [2] [2] : tensor<2xf32> into tensor<5xf32>
 // CHECK-NEXT:    func.return %g : tensor<5xf32>
+
+// -----
+
+// linalg.map differentiates as its generic form (identity maps, parallel
+// loops); the rebuilt body reads the inputs' elements first, and a body that
+// takes the init's element last gets it last.
+func.func @map(%a: tensor<3xf32>, %b: tensor<3xf32>, %ct: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %e = tensor.empty() : tensor<3xf32>
+  %r = linalg.map ins(%a, %b : tensor<3xf32>, tensor<3xf32>) outs(%e : tensor<3xf32>) (%x: f32, %y: f32, %o: f32) {
+    %m = arith.mulf %x, %y : f32
+    %s = math.sin %m : f32
+    linalg.yield %s : f32
+  }
+  %ga, %gb = grad.vjp %r, %ct wrt %a, %b : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+  func.return %ga, %gb : tensor<3xf32>, tensor<3xf32>
+}
+
+// CHECK-LABEL: func.func @map(
+// CHECK-NEXT:    %e = tensor.empty() : tensor<3xf32>
+// CHECK-NEXT:    %r = linalg.map ins(%a, %b : tensor<3xf32>, tensor<3xf32>) outs(%e : tensor<3xf32>) (%x: f32, %y: f32, %o: f32) {
+// CHECK-NEXT:      %m = arith.mulf %x, %y : f32
+// CHECK-NEXT:      %s = math.sin %m : f32
+// CHECK-NEXT:      linalg.yield %s : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<3xf32>
+// CHECK-NEXT:    %ga = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %b, %e, %ct : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) outs(%0 : tensor<3xf32>) {
+// CHECK-NEXT:    ^bb0(%1: f32, %2: f32, %3: f32, %4: f32, %5: f32):
+// CHECK-NEXT:      %m_1 = arith.mulf %1, %2 : f32
+// CHECK-NEXT:      %6 = math.cos %m_1 : f32
+// CHECK-NEXT:      %7 = arith.mulf %4, %6 : f32
+// CHECK-NEXT:      %8 = arith.mulf %7, %2 : f32
+// CHECK-NEXT:      linalg.yield %8 : f32
+// CHECK-NEXT:    } -> tensor<3xf32>
+// CHECK-NEXT:    %gb = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %b, %e, %ct : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) outs(%0 : tensor<3xf32>) {
+// CHECK-NEXT:    ^bb0(%9: f32, %10: f32, %11: f32, %12: f32, %13: f32):
+// CHECK-NEXT:      %m_2 = arith.mulf %9, %10 : f32
+// CHECK-NEXT:      %14 = math.cos %m_2 : f32
+// CHECK-NEXT:      %15 = arith.mulf %12, %14 : f32
+// CHECK-NEXT:      %16 = arith.mulf %15, %9 : f32
+// CHECK-NEXT:      linalg.yield %16 : f32
+// CHECK-NEXT:    } -> tensor<3xf32>
+// CHECK-NEXT:    func.return %ga, %gb : tensor<3xf32>, tensor<3xf32>

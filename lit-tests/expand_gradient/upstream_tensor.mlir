@@ -144,3 +144,26 @@ func.func @reshapes(%a: tensor<6xf32>, %s: f32, %ct: tensor<2x3xf32>) -> (tensor
 // CHECK-NEXT:    %9 = tensor.expand_shape %8 [[0 : i64, 1 : i64]] output_shape [2, 3] : tensor<6xf32> into tensor<2x3xf32>
 // CHECK-NEXT:    %ga = tensor.collapse_shape %9 [[0 : i64, 1 : i64]] : tensor<2x3xf32> into tensor<6xf32>
 // CHECK-NEXT:    func.return %ga, %gs : tensor<6xf32>, f32
+
+// -----
+
+// A computed pad value off the path: the source gets the interior of g, the
+// pad value nothing.
+func.func @computed_pad_value(%a: tensor<2xf32>, %v: f32, %ct: tensor<4xf32>) -> tensor<2xf32> {
+  %w = math.exp %v : f32
+  %p = tensor.pad %a low[1] high[1] {
+  ^bb0(%i: index):
+    tensor.yield %w : f32
+  } : tensor<2xf32> to tensor<4xf32>
+  %g = grad.vjp %p, %ct wrt %a : tensor<4xf32>, tensor<2xf32>
+  func.return %g : tensor<2xf32>
+}
+
+// CHECK-LABEL: func.func @computed_pad_value(
+// CHECK-NEXT:    %w = math.exp %v : f32
+// CHECK-NEXT:    %p = tensor.pad %a low[1] high[1] {
+// CHECK-NEXT:    ^bb0(%i: index):
+// CHECK-NEXT:      tensor.yield %w : f32
+// CHECK-NEXT:    } : tensor<2xf32> to tensor<4xf32>
+// CHECK-NEXT:    %g = tensor.extract_slice %ct[1] [2] [1] : tensor<4xf32> to tensor<2xf32>
+// CHECK-NEXT:    func.return %g : tensor<2xf32>

@@ -88,3 +88,35 @@ func.func @sum_rows(%a: tensor<2x3xf32>, %init: tensor<2xf32>, %ta: tensor<2x3xf
 // CHECK-NEXT:      linalg.yield %6 : f32
 // CHECK-NEXT:    } -> tensor<2xf32>
 // CHECK-NEXT:    func.return %t : tensor<2xf32>
+
+// -----
+
+// linalg.map: its tangent is one generic over the map's iteration space.
+func.func @map(%a: tensor<3xf32>, %b: tensor<3xf32>, %ta: tensor<3xf32>) -> tensor<3xf32> {
+  %e = tensor.empty() : tensor<3xf32>
+  %r = linalg.map ins(%a, %b : tensor<3xf32>, tensor<3xf32>) outs(%e : tensor<3xf32>) (%x: f32, %y: f32) {
+    %m = arith.mulf %x, %y : f32
+    %s = math.sin %m : f32
+    linalg.yield %s : f32
+  }
+  %t = grad.jvp %r wrt %a, %ta : tensor<3xf32>, tensor<3xf32>
+  func.return %t : tensor<3xf32>
+}
+
+// CHECK-LABEL: func.func @map(
+// CHECK-NEXT:    %e = tensor.empty() : tensor<3xf32>
+// CHECK-NEXT:    %r = linalg.map ins(%a, %b : tensor<3xf32>, tensor<3xf32>) outs(%e : tensor<3xf32>) (%x: f32, %y: f32) {
+// CHECK-NEXT:      %m = arith.mulf %x, %y : f32
+// CHECK-NEXT:      %s = math.sin %m : f32
+// CHECK-NEXT:      linalg.yield %s : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<3xf32>
+// CHECK-NEXT:    %t = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %b, %e, %ta : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) outs(%0 : tensor<3xf32>) {
+// CHECK-NEXT:    ^bb0(%1: f32, %2: f32, %3: f32, %4: f32, %5: f32):
+// CHECK-NEXT:      %m_1 = arith.mulf %1, %2 : f32
+// CHECK-NEXT:      %6 = arith.mulf %4, %2 : f32
+// CHECK-NEXT:      %7 = math.cos %m_1 : f32
+// CHECK-NEXT:      %8 = arith.mulf %6, %7 : f32
+// CHECK-NEXT:      linalg.yield %8 : f32
+// CHECK-NEXT:    } -> tensor<3xf32>
+// CHECK-NEXT:    func.return %t : tensor<3xf32>
