@@ -503,3 +503,49 @@ def test_iree_form_loop_with_a_branch_and_a_util_call() -> None:
     r = x.astype(np.float64) + a[0] + a[1] + 0.5 * a[2].astype(np.float64)
     close(gx, 2 * r)
     close(ga, np.stack([2 * r, 2 * r, r]))
+
+
+LOOP_IN_CALLEE = """
+func.func @run(%x: tensor<2xf32>, %w: tensor<2xf32>) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%h = %x) -> (tensor<2xf32>) {
+    %a = grad.mul %h, %w : tensor<2xf32>
+    %b = grad.sin %a : tensor<2xf32>
+    scf.yield %b : tensor<2xf32>
+  }
+  func.return %r : tensor<2xf32>
+}
+func.func @main(%x: tensor<2xf32>, %w: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %r1 = func.call @run(%x, %w) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %r2 = func.call @run(%r1, %x) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %l = grad.reduce add %r2 [0] : tensor<2xf32> to tensor<f32>
+  %gx, %gw = grad.gradient %l wrt %x, %w control_flow : tensor<f32>, tensor<2xf32>, tensor<2xf32>
+  func.return %gx, %gw : tensor<2xf32>, tensor<2xf32>
+}
+"""
+
+
+def test_loops_in_a_callee_called_twice() -> None:
+    """Against finite differences of the same program's forward value in
+    float64 (the loop's body in NumPy)."""
+    x, w = np.array([0.5, -0.3], np.float32), np.array([1.1, 0.6], np.float32)
+    gx, gw = results(LOOP_IN_CALLEE, x, w)
+
+    def loss(x: np.ndarray, w: np.ndarray) -> float:
+        def run(h: np.ndarray, v: np.ndarray) -> np.ndarray:
+            for _ in range(3):
+                h = np.sin(h * v)
+            return h
+
+        return float(run(run(x, w), x).sum())
+
+    eps, xd, wd = 1e-6, x.astype(np.float64), w.astype(np.float64)
+    for found, wrt in ((gx, 0), (gw, 1)):
+        expected = []
+        for e in np.eye(2) * eps:
+            plus = loss(xd + e, wd) if wrt == 0 else loss(xd, wd + e)
+            minus = loss(xd - e, wd) if wrt == 0 else loss(xd, wd - e)
+            expected.append((plus - minus) / (2 * eps))
+        close(found, np.array(expected), 1e-4)
