@@ -1,3 +1,4 @@
+# ruff: noqa: E501 (MLIR text: one op a line, as MLIR prints it)
 """A tanh RNN of N steps, 16 wide, written in IR as one `scf.for` (issue 22):
 the gradient of the final state's squared norm with respect to the initial
 state, the weights and the inputs, by `grad.gradient ... control_flow` (a
