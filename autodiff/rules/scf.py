@@ -724,4 +724,14 @@ register_derivative(
     ForOp, RegionDerivative(_for_reverse, _for_tangent, check=_check_checkpointing)
 )
 register_derivative(IfOp, RegionDerivative(_if_reverse, _if_tangent))
-register_derivative(WhileOp, RegionDerivative(_while_reverse, _while_tangent))
+
+
+def _check_no_checkpointing(op: Operation) -> None:
+    if CHECKPOINT in op.attributes:
+        raise OpError(op, f"'{CHECKPOINT}' is not implemented for '{op.name}' yet")
+
+
+register_derivative(
+    WhileOp,
+    RegionDerivative(_while_reverse, _while_tangent, check=_check_no_checkpointing),
+)

@@ -194,3 +194,19 @@ func.func @while_yields_another_type(%x: tensor<f32>, %c: i1) -> tensor<f32> {
 }
 
 // CHECK:      control_flow_invalid.mlir:[[# @LINE - 6]]:5: error: 'scf.yield' op passes on (tensor<i32>) where 'scf.while' expects (tensor<f32>)
+
+// -----
+
+func.func @while_checkpointing(%x: tensor<f32>, %c: i1) -> tensor<f32> {
+  %r = scf.while (%a = %x) : (tensor<f32>) -> tensor<f32> {
+    scf.condition(%c) %a : tensor<f32>
+  } do {
+  ^bb0(%b: tensor<f32>):
+    %m = grad.mul %b, %b : tensor<f32>
+    scf.yield %m : tensor<f32>
+  } attributes {"grad.checkpoint" = "periodic"}
+  %g = grad.gradient %r wrt %x control_flow : tensor<f32>, tensor<f32>
+  func.return %g : tensor<f32>
+}
+
+// CHECK:      control_flow_invalid.mlir:[[# @LINE - 11]]:3: error: 'scf.while' op 'grad.checkpoint' is not implemented for 'scf.while' yet
