@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from xdsl.dialects.builtin import FileLineColLoc
-from xdsl.dialects.scf import ForOp
-from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
-from xdsl.traits import ConstantLike, is_side_effect_free
+from xdsl.dialects.builtin import FileLineColLoc, StringAttr
+from xdsl.dialects.func import CallOp
+from xdsl.dialects.scf import ForOp, WhileOp
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.traits import ConstantLike, SymbolTable, is_side_effect_free
 
-from gradopt.autodiff.registry import derivative_of, why_no_rule
+from gradopt.autodiff.registry import RegionDerivative, derivative_of, why_no_rule
 from gradopt.autodiff.upstream import is_dynamic, is_f32_value
 from gradopt.dialect.differentiation import DifferentiationOp, JvpOp
 from gradopt.dialect.errors import OpError
@@ -25,10 +26,31 @@ from gradopt.dialect.verifier import verification_memo
 
 Inputs = Callable[[SSAValue], Sequence[SSAValue]]
 
+Calls = tuple[tuple[Operation, Operation], ...]
+"""The calls a check looks into, outermost first, each with its callee."""
+
 
 def operands_of(value: SSAValue) -> Sequence[SSAValue]:
     """The SSA operands of the op defining `value` (none for a block argument)."""
     return value.op.operands if isinstance(value, OpResult) else ()
+
+
+def has_joint_rule(op: Operation) -> bool:
+    """Whether `op`'s results are differentiated together, by rules that read
+    the values its regions capture as inputs (`scf.for`, `scf.if`, ...)."""
+    derivative = derivative_of(op)
+    return isinstance(derivative, RegionDerivative) and derivative.unfold is None
+
+
+def inputs_of(value: SSAValue) -> Sequence[SSAValue]:
+    """What the walks take `value` to depend on: its op's operands, and the
+    values captured by the regions of an op with a joint rule."""
+    if not isinstance(value, OpResult):
+        return ()
+    op = value.op
+    if op.regions and has_joint_rule(op):
+        return [*op.operands, *captured(op)]
+    return op.operands
 
 
 def post_order(root: SSAValue, inputs: Inputs = operands_of) -> list[SSAValue]:
@@ -74,7 +96,7 @@ def differentiable_inputs(value: SSAValue) -> Sequence[SSAValue]:
         return ()
     if _cuts_path(value.op):
         return ()
-    return [o for o in value.op.operands if is_f32_value(o.type)]
+    return [o for o in inputs_of(value) if is_f32_value(o.type)]
 
 
 def captured(op: Operation) -> list[SSAValue]:
@@ -96,12 +118,29 @@ def _function_of(op: Operation) -> Operation:
     return op
 
 
+def _in_one_loop(a: Operation, b: Operation) -> bool:
+    """Whether a loop holds both ops: then each can follow the other (SPEC
+    §11: a load observes a store of the same iteration or a later one)."""
+    loops = set()
+    op: Operation | None = a
+    while (op := op.parent_op()) is not None:
+        if isinstance(op, ForOp | WhileOp):
+            loops.add(op)
+    op = b
+    while (op := op.parent_op()) is not None:
+        if op in loops:
+            return True
+    return False
+
+
 class _Dependence:
     """What a value depends on for validity: f32 operands, values captured by
     regions, and memory edges (a store into a slot reaches the later loads of
     that slot in the same function)."""
 
-    def __init__(self) -> None:
+    def __init__(self, local: set[SSAValue] | None = None) -> None:
+        self._local = local
+        """If given, the values to look through (the others are leaves)."""
         self._program_order: dict[Operation, dict[Operation, int]] = {}
         self._inputs: dict[SSAValue, Sequence[SSAValue]] = {}
         self.stores: dict[SSAValue, StoreOp] = {}
@@ -126,7 +165,8 @@ class _Dependence:
         return [
             s
             for s in stores
-            if _function_of(s) is _function_of(load) and self._position(s) < position
+            if _function_of(s) is _function_of(load)
+            and (self._position(s) < position or _in_one_loop(s, load))
         ]
 
     def __call__(self, value: SSAValue) -> Sequence[SSAValue]:
@@ -136,6 +176,8 @@ class _Dependence:
 
     def _compute(self, value: SSAValue) -> Sequence[SSAValue]:
         if not is_f32_value(value.type) or not isinstance(value, OpResult):
+            return ()
+        if self._local is not None and value not in self._local:
             return ()
         op = value.op
         if _cuts_path(op):
@@ -199,7 +241,9 @@ def check_differentiable(
                 f"{i} is defined by '{target.op.name}')",
                 [(target.op, "the literal is here")],
             )
-    if (loop := _loop_dependence(op, [loss, *targets, *extra_roots])) is not None:
+    if op.control_flow is None and (
+        loop := _loop_dependence(op, [loss, *targets, *extra_roots])
+    ):
         raise OpError(
             op,
             "depends on an open loop range (the induction variable or iteration "
@@ -317,9 +361,12 @@ def _find_rule_less_op(
     order: Sequence[SSAValue],
     inputs: _Dependence,
     targets: Sequence[SSAValue],
+    calls: Calls = (),
 ) -> None:
     """Raise an error on `op` if an op without a rule lies between `targets`
-    and the loss (`order`: the post-order of what it depends on)."""
+    and the loss (`order`: the post-order of what it depends on), inside the
+    calls and regions on that path too (`calls`: the calls being looked
+    into, outermost first)."""
     reached = depends_on(order, set(targets), inputs)
     for value in order:
         if value in reached and is_dynamic(value.type):
@@ -339,7 +386,15 @@ def _find_rule_less_op(
         node = value.op
         if isinstance(node, DifferentiationOp):
             continue
-        if (derivative := derivative_of(node)) is not None:
+        derivative = derivative_of(node)
+        if isinstance(derivative, RegionDerivative):
+            if op.control_flow is None:
+                raise no_rule_error(op, node, why=OPT_IN)
+            if derivative.check is not None:
+                derivative.check(node)
+            _check_inside(op, node, reached, calls)
+            continue
+        if derivative is not None:
             if derivative.refuses is not None and (
                 why := derivative.refuses(node, isinstance(op, JvpOp))
             ):
@@ -422,17 +477,112 @@ def display_name(op: Operation) -> str:
     return op.name
 
 
+OPT_IN = (
+    "a differentiation op that says 'control_flow' differentiates through calls "
+    "and structured control flow"
+)
+
+
 def no_rule_error(
-    op: Operation, node: Operation, stores: Sequence[StoreOp] = ()
+    op: Operation,
+    node: Operation,
+    stores: Sequence[StoreOp] = (),
+    why: str | None = None,
 ) -> OpError:
     """SPEC §4 rule 5: `node`, on a path of differentiation op `op`, has no
-    derivative (`stores`: where path values reached a load through memory)."""
+    derivative (`stores`: where path values reached a load through memory;
+    `why`: the reason, if not the one its rules give)."""
     name = display_name(node)
     notes = [(node, f"'{name}' is here")]
     notes += [(s, "a value on the path is stored into the slot here") for s in stores]
+    why = why or why_no_rule(node)
     return OpError(
         op,
         f"'{name}' lies on the path from the target to the loss and has no "
-        "gradient rule" + (f": {why}" if (why := why_no_rule(node)) else ""),
+        "gradient rule" + (f": {why}" if why else ""),
         notes,
     )
+
+
+def callee_of(call: Operation) -> Operation | None:
+    """The function a `func.call` (or `util.call`) calls, if the module has it."""
+    assert isinstance(call, CallOp)
+    return SymbolTable.lookup_symbol(call, call.callee)
+
+
+def _check_inside(
+    op: DifferentiationOp,
+    node: Operation,
+    reached: set[SSAValue],
+    calls: Calls,
+) -> None:
+    """SPEC §11: what a call or a region op on the path runs must itself be
+    differentiable, from what the path reaches in it to what it yields."""
+    if isinstance(node, CallOp):
+        callee = callee_of(node)
+        if callee is None or not callee.regions or not callee.regions[0].blocks:
+            raise no_rule_error(
+                op, node, why=f"@{node.callee.string_value()} has no body"
+            )
+        if len(callee.regions[0].block.args) != len(node.operands):
+            raise no_rule_error(
+                op, node, why=f"@{_symbol(callee)} takes another number of arguments"
+            )
+        callees = [c for _, c in calls]
+        if callee in callees:
+            start = callees.index(callee)
+            names = " -> ".join(f"@{_symbol(c)}" for c in [*callees[start:], callee])
+            cycle = [c for c, _ in calls[start + 1 :]] + [node]
+            raise OpError(
+                op,
+                f"recursive call on the path from the target to the loss: {names}",
+                [(c, "a call of the cycle is here") for c in cycle],
+            )
+        block = callee.regions[0].block
+        sources = [
+            a
+            for a, v in zip(block.args, node.operands, strict=True)
+            if v in reached and is_f32_value(a.type)
+        ]
+        _check_block(op, block, sources, (*calls, (node, callee)))
+        return
+    outer = [v for v in captured(node) if v in reached]
+    for region in node.regions:
+        for block in region.blocks:
+            sources = [a for a in block.args if is_f32_value(a.type)] + outer
+            _check_block(op, block, sources, calls)
+
+
+def _symbol(function: Operation) -> str:
+    name = function.properties.get("sym_name")
+    return name.data if isinstance(name, StringAttr) else function.name
+
+
+def _check_block(
+    op: DifferentiationOp,
+    block: Block,
+    sources: Sequence[SSAValue],
+    calls: Calls,
+) -> None:
+    """Rule 5 inside `block`, from `sources` to the operands of its terminator
+    (values defined outside the block are leaves)."""
+    terminator = block.last_op
+    if terminator is None:
+        return
+    inputs = _Dependence({v for o in block.ops for v in o.results})
+    roots = [v for v in terminator.operands if is_f32_value(v.type)]
+    _find_rule_less_op(op, post_order_all(roots, inputs), inputs, sources, calls)
+
+
+def post_order_all(
+    roots: Sequence[SSAValue], inputs: Inputs = operands_of
+) -> list[SSAValue]:
+    """The post-order of several roots' graphs, in root order, each value once."""
+    order: list[SSAValue] = []
+    seen: set[SSAValue] = set()
+    for root in roots:
+        if root not in seen:
+            part = post_order(root, lambda v: [i for i in inputs(v) if i not in seen])
+            seen.update(part)
+            order += part
+    return order

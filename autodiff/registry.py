@@ -153,10 +153,53 @@ class Derivative:
         return Derivative(reverse, tangent)
 
 
+JointReverseRule = Callable[
+    ["Emitter", Operation, Sequence[SSAValue | None]], Sequence[Share | None]
+]
+"""Given the gradient of every result (None: none reached it), a share builder
+per input: the operands, then the values the op's regions capture."""
+
+JointTangentRule = Callable[
+    ["Emitter", Operation, Sequence[Tangent]], Sequence[Tangent]
+]
+"""Given a tangent per input (operands, then captured values), the tangent of
+every result (None for a result that carries none)."""
+
+
+@dataclass(frozen=True)
+class RegionDerivative:
+    """The derivative of a call or of an op with regions (`scf.for`, `scf.if`,
+    `scf.while`), which only a differentiation op that says `control_flow`
+    passes (SPEC §11).
+
+    Either the op stands for other ops and `unfold` replaces it by them before
+    the walk sees it (a call by its callee's body: the bits of inlining), or
+    its results are differentiated together by `reverse` and `tangent`, which
+    emit regions of their own; the values its regions capture are then its
+    inputs beside its operands."""
+
+    reverse: JointReverseRule | None = None
+    tangent: JointTangentRule | None = None
+    unfold: Callable[[Operation], None] | None = None
+    check: Callable[[Operation], None] | None = None
+    """Raises an `OpError` if the op's own settings (a loop's checkpointing
+    attributes) cannot be differentiated; the verifier calls it on the path."""
+
+    def __post_init__(self) -> None:
+        if (self.unfold is None) == (self.reverse is None or self.tangent is None):
+            raise ValueError("a RegionDerivative has both rules or unfolds")
+
+    @property
+    def passes(self) -> bool:
+        return True
+
+
 STOPS_GRADIENT = Derivative(flow=Flow.STOPS)
 DEAD_END = Derivative(flow=Flow.DEAD_END)
 
-DerivativeOf = Callable[[Operation], Derivative | None]
+AnyDerivative = Derivative | RegionDerivative
+
+DerivativeOf = Callable[[Operation], AnyDerivative | None]
 """The derivative of one op, for op types whose rule depends on the op's
 properties (`grad.reduce add` has one, `grad.reduce mul` none)."""
 
@@ -168,7 +211,7 @@ _REASONS: dict[type[Operation], Callable[[Operation], str | None]] = {}
 
 def register_derivative(
     op_type: type[Operation],
-    derivative: Derivative | DerivativeOf,
+    derivative: AnyDerivative | DerivativeOf,
     reason: Callable[[Operation], str | None] | None = None,
 ) -> None:
     """Give every op of `op_type` (or of a subclass without a registration of
@@ -178,7 +221,7 @@ def register_derivative(
         raise ValueError(f"{op_type.__name__} already has a derivative")
     if reason is not None:
         _REASONS[op_type] = reason
-    if isinstance(derivative, Derivative):
+    if isinstance(derivative, Derivative | RegionDerivative):
         record = derivative
         _REGISTERED[op_type] = lambda _: record
     else:
@@ -198,7 +241,7 @@ def _load_rules(dialect: str) -> None:
         import_module(module)
 
 
-def derivative_of(op: Operation) -> Derivative | None:
+def derivative_of(op: Operation) -> AnyDerivative | None:
     """The derivative of `op`, or None if it has no rule: then a target's
     influence cannot pass it, and the verifier refuses it on a path."""
     if (dialect := op.name.partition(".")[0]) not in _RULE_MODULES_TRIED:

@@ -129,11 +129,13 @@ class UpstreamBuilder:
 
     def adds_upstream(self, value: SSAValue) -> bool:
         """Whether `value`'s shares are added with `arith.addf` (SPEC §10.2):
-        it is a scalar, made by an upstream op, or a block argument of a
-        function that holds no `grad` compute op."""
+        it is a scalar, made by an upstream op, or a block argument or a loop
+        or branch result in a function that holds no `grad` compute op."""
         if not isinstance(value.type, TensorType) or made_upstream(value):
             return True
-        if not isinstance(value, BlockArgument):
+        if not isinstance(value, BlockArgument) and not (
+            isinstance(value, OpResult) and value.op.dialect_name() == "scf"
+        ):
             return False
         function = function_of(self.anchor)
         known = self.__dict__.setdefault("_holds_grad", {})

@@ -18,12 +18,22 @@ from xdsl.ir import Block, Operation, OpResult, SSAValue
 
 from gradopt.autodiff.emitter import ConstantPool, Emitter
 from gradopt.autodiff.paths import (
+    Inputs,
     depends_on,
     differentiable_inputs,
+    has_joint_rule,
+    inputs_of,
     no_rule_error,
-    post_order,
+    post_order_all,
 )
-from gradopt.autodiff.registry import ReverseRule, TangentRule, derivative_of
+from gradopt.autodiff.registry import (
+    Derivative,
+    RegionDerivative,
+    ReverseRule,
+    Tangent,
+    TangentRule,
+    derivative_of,
+)
 from gradopt.dialect.differentiation import (
     DifferentiationOp,
     GradientOp,
@@ -38,16 +48,34 @@ ReverseModeOp: TypeAlias = GradientOp | VjpOp
 
 def _reverse_rule(e: Emitter, node: Operation) -> ReverseRule:
     derivative = derivative_of(node)
-    if derivative is None or derivative.reverse is None:
+    if not isinstance(derivative, Derivative) or derivative.reverse is None:
         raise no_rule_error(e.anchor, node)
     return derivative.reverse
 
 
 def _tangent_rule(e: Emitter, node: Operation) -> TangentRule:
     derivative = derivative_of(node)
-    if derivative is None or derivative.tangent is None:
+    if not isinstance(derivative, Derivative) or derivative.tangent is None:
         raise no_rule_error(e.anchor, node)
     return derivative.tangent
+
+
+def _joint_rules(e: Emitter, node: Operation) -> RegionDerivative:
+    derivative = derivative_of(node)
+    if not isinstance(derivative, RegionDerivative) or derivative.reverse is None:
+        raise no_rule_error(e.anchor, node)
+    return derivative
+
+
+Within = Callable[[SSAValue], bool] | None
+"""Which values a walk may look through: the others are leaves (a walk over
+a region's block treats the values it captures so). None: every value."""
+
+
+def _restricted(inputs: Inputs, within: Within) -> Inputs:
+    if within is None:
+        return inputs
+    return lambda value: inputs(value) if within(value) else ()
 
 
 def path_between(
@@ -55,14 +83,47 @@ def path_between(
 ) -> tuple[list[SSAValue], set[SSAValue]]:
     """The post-order of `root`'s graph, and its values on the path (SPEC §5.1):
     they depend on `sources` and `root` depends on them, through f32 values."""
-    order = post_order(root)
-    inputs = {value: differentiable_inputs(value) for value in order}
+    return paths_between([root], sources)
+
+
+def paths_between(
+    roots: Sequence[SSAValue], sources: Sequence[SSAValue], within: Within = None
+) -> tuple[list[SSAValue], set[SSAValue]]:
+    """`path_between` for several roots, their graphs in root order (each
+    value's differentiable inputs worked out once)."""
+    order = post_order_all(roots, _restricted(inputs_of, within))
+    f32_inputs = _restricted(differentiable_inputs, within)
+    inputs = {value: f32_inputs(value) for value in order}
     reached = depends_on(order, set(sources), inputs.__getitem__)
-    needed = {root}
+    needed = set(roots)
     for value in reversed(order):
         if value in needed:
             needed.update(inputs[value])
     return order, reached & needed
+
+
+def unfold_on_path(
+    roots: Callable[[], Sequence[SSAValue]],
+    sources: Callable[[], Sequence[SSAValue]],
+    within: Within = None,
+) -> None:
+    """Replace every op on the path that stands for other ops (a call, by its
+    callee's body) by them, until none is left (SPEC §11: calls have the bits
+    of inlining). `roots` and `sources` are read again after each round, as
+    replacing an op replaces its results."""
+    while True:
+        order, path = paths_between(roots(), sources(), within)
+        unfolding: dict[Operation, RegionDerivative] = {}
+        for value in order:
+            if value in path and isinstance(value, OpResult):
+                derivative = derivative_of(value.op)
+                if isinstance(derivative, RegionDerivative) and derivative.unfold:
+                    unfolding[value.op] = derivative
+        if not unfolding:
+            return
+        for op, derivative in unfolding.items():
+            assert derivative.unfold is not None
+            derivative.unfold(op)
 
 
 def backward_walk(
@@ -73,46 +134,123 @@ def backward_walk(
 ) -> dict[SSAValue, SSAValue]:
     """The gradient of every value on the path from `targets` to `loss`, by one
     backward walk seeded with `seed` (SPEC §5.2)."""
-    order, path = path_between(loss, targets)
+    return backward_walk_from(e, [(loss, seed)], targets)
+
+
+def backward_walk_from(
+    e: Emitter,
+    seeds: Sequence[tuple[SSAValue, Callable[[], SSAValue]]],
+    targets: Sequence[SSAValue],
+    within: Within = None,
+) -> dict[SSAValue, SSAValue]:
+    """`backward_walk` from several roots, each with its seed (a region's
+    yielded values with their gradients); an op with a joint rule runs it once
+    every result has its gradient, at the place of its first result."""
+    order, path = paths_between([v for v, _ in seeds], targets, within)
+    f32_inputs = _restricted(differentiable_inputs, within)
     received: dict[SSAValue, list[SSAValue]] = defaultdict(list)
-    if loss in path:
-        received[loss].append(seed())
+    for value, seed in seeds:
+        if value in path:
+            received[value].append(seed())
+    joint = _first_results(order, within)
+    joint_ops = set(joint.values())
     gradients: dict[SSAValue, SSAValue] = {}
     for value in reversed(order):
         shares = received.pop(value, None)
-        if shares is None:
-            continue
-        g = shares[0]
-        for share in shares[1:]:
-            g = e.accumulate(value, g, share)
-        gradients[value] = g
-        if not any(i in path for i in differentiable_inputs(value)):
-            continue
-        assert isinstance(value, OpResult)
-        rule = _reverse_rule(e, value.op)
-        e.result = value
-        for operand, share in zip(value.op.operands, rule(e, value.op, g), strict=True):
-            if share is not None and operand in path:
-                received[operand].append(share())
+        if shares is not None:
+            g = shares[0]
+            for share in shares[1:]:
+                g = e.accumulate(value, g, share)
+            gradients[value] = g
+            if (
+                isinstance(value, OpResult)
+                and value.op not in joint_ops
+                and any(i in path for i in f32_inputs(value))
+            ):
+                rule = _reverse_rule(e, value.op)
+                e.result = value
+                for operand, share in zip(
+                    value.op.operands, rule(e, value.op, g), strict=True
+                ):
+                    if share is not None and operand in path:
+                        received[operand].append(share())
+        if (node := joint.get(value)) is not None:
+            outgoing = [gradients.get(r) for r in node.results]
+            if any(g is not None for g in outgoing) and any(
+                i in path for i in f32_inputs(value)
+            ):
+                rules = _joint_rules(e, node)
+                assert rules.reverse is not None
+                e.result = value
+                shares = rules.reverse(e, node, outgoing)
+                for input, share in zip(inputs_of(value), shares, strict=True):
+                    if share is not None and input in path:
+                        received[input].append(share())
     return gradients
+
+
+def _first_results(
+    order: Sequence[SSAValue], within: Within
+) -> dict[SSAValue, Operation]:
+    """Each op with a joint rule, by its first result in `order`: once the
+    backward walk reaches it, every result of the op has its gradient."""
+    first: dict[SSAValue, Operation] = {}
+    seen: set[Operation] = set()
+    for value in order:
+        if (
+            isinstance(value, OpResult)
+            and value.op not in seen
+            and (within is None or within(value))
+            and value.op.regions
+            and has_joint_rule(value.op)
+        ):
+            seen.add(value.op)
+            first[value] = value.op
+    return first
 
 
 def forward_walk(
     e: Emitter, output: SSAValue, target: SSAValue, tangent: SSAValue
 ) -> SSAValue:
     """The tangent of `output` along `tangent` at `target` (SPEC §5.6)."""
-    order, path = path_between(output, [target])
-    tangents: dict[SSAValue, SSAValue] = {target: tangent}
+    (result,) = forward_walk_from(e, [output], {target: tangent})
+    return result if result is not None else e.zeros_like(output)
+
+
+def forward_walk_from(
+    e: Emitter,
+    outputs: Sequence[SSAValue],
+    sources: dict[SSAValue, SSAValue],
+    within: Within = None,
+) -> list[Tangent]:
+    """The tangents of `outputs` given those of `sources` (None for an output
+    off the path); an op with a joint rule gives all its results' tangents at
+    once."""
+    order, path = paths_between(outputs, list(sources), within)
+    tangents: dict[SSAValue, SSAValue] = dict(sources)
+    done: set[Operation] = set()
     for value in order:
         if value not in path or value in tangents:
             continue
         assert isinstance(value, OpResult)
-        rule = _tangent_rule(e, value.op)
+        node = value.op
         e.result = value
-        tangents[value] = rule(
-            e, value.op, [tangents.get(o) for o in value.op.operands]
-        )
-    return tangents[output] if output in tangents else e.zeros_like(output)
+        if node.regions and has_joint_rule(node):
+            if node in done:
+                continue
+            done.add(node)
+            rules = _joint_rules(e, node)
+            assert rules.tangent is not None
+            inputs = [tangents.get(i) for i in inputs_of(value)]
+            for result, t in zip(
+                node.results, rules.tangent(e, node, inputs), strict=True
+            ):
+                if t is not None:
+                    tangents[result] = t
+            continue
+        rule = _tangent_rule(e, node)
+        tangents[value] = rule(e, node, [tangents.get(o) for o in node.operands])
+    return [tangents.get(o) for o in outputs]
 
 
 def _replace(e: Emitter, op: Operation, values: Sequence[SSAValue]) -> None:
@@ -130,6 +268,10 @@ def expand_reverse(ops: Sequence[ReverseModeOp], constants: ConstantPool) -> Non
     """Expand reverse-mode ops of one loss and one seed in one block, in program
     order, by one walk whose new ops go before the first of them."""
     first = ops[0]
+    if any(op.control_flow is not None for op in ops):
+        unfold_on_path(
+            lambda: [first.loss], lambda: [t for op in ops for t in op.targets]
+        )
     e = Emitter(first, constants)
     loss = first.loss
     seed = (
@@ -147,6 +289,8 @@ def expand_reverse(ops: Sequence[ReverseModeOp], constants: ConstantPool) -> Non
 
 
 def expand_jvp(op: JvpOp, constants: ConstantPool) -> None:
+    if op.control_flow is not None:
+        unfold_on_path(lambda: [op.output], lambda: [op.target])
     e = Emitter(op, constants)
     _replace(e, op, [forward_walk(e, op.output, op.target, op.tangent)])
 

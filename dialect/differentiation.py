@@ -6,13 +6,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects.builtin import Float32Type, TensorType, f32
+from xdsl.dialects.builtin import Float32Type, TensorType, UnitAttr, f32
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     result_def,
     traits_def,
     var_operand_def,
@@ -39,6 +40,10 @@ class DifferentiationOp(IRDLOperation, ABC):
     expanded first (SPEC §5.7)."""
 
     traits = traits_def(Pure())
+
+    control_flow = opt_prop_def(UnitAttr)
+    """SPEC §11: calls and structured control flow may lie on the path (rules 4
+    and 5 are relaxed for them, and only for them)."""
 
     @property
     @abstractmethod
@@ -132,6 +137,8 @@ class _DifferentiationOp(DifferentiationOp, ABC):
                 )
 
     def _print_types(self, printer: Printer, types: Sequence[Attribute]) -> None:
+        if self.control_flow is not None:
+            printer.print_string(" control_flow")
         print_attributes(printer, self)
         printer.print_string(" : ")
         printer.print_list(types, printer.print_attribute)
@@ -171,6 +178,7 @@ class GradientOp(_DifferentiationOp):
         loss = parser.parse_unresolved_operand()
         parser.parse_keyword("wrt")
         targets = parse_operand_list(parser)
+        control_flow = parser.parse_optional_keyword("control_flow") is not None
         attrs = parse_attributes(parser, cls)
         parser.parse_punctuation(":")
         types = parse_type_list(parser, 1 + len(targets))
@@ -179,6 +187,8 @@ class GradientOp(_DifferentiationOp):
         )
         op = cls(loss_value, target_values)
         op.attributes.update(attrs)
+        if control_flow:
+            op.control_flow = UnitAttr()
         return op
 
     def print(self, printer: Printer) -> None:
@@ -232,6 +242,7 @@ class VjpOp(_DifferentiationOp):
         cotangent = parser.parse_unresolved_operand()
         parser.parse_keyword("wrt")
         targets = parse_operand_list(parser)
+        control_flow = parser.parse_optional_keyword("control_flow") is not None
         attrs = parse_attributes(parser, cls)
         parser.parse_punctuation(":")
         types = parse_type_list(parser, 1 + len(targets))
@@ -240,6 +251,8 @@ class VjpOp(_DifferentiationOp):
         )
         op = cls(loss_value, parser.resolve_operand(cotangent, types[0]), target_values)
         op.attributes.update(attrs)
+        if control_flow:
+            op.control_flow = UnitAttr()
         return op
 
     def print(self, printer: Printer) -> None:
@@ -292,12 +305,15 @@ class JvpOp(_DifferentiationOp):
         target = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
         tangent = parser.parse_unresolved_operand()
+        control_flow = parser.parse_optional_keyword("control_flow") is not None
         attrs = parse_attributes(parser, cls)
         parser.parse_punctuation(":")
         types = parse_type_list(parser, 2)
         output_value, target_value = resolve(parser, [output, target], types, 2)
         op = cls(output_value, target_value, parser.resolve_operand(tangent, types[1]))
         op.attributes.update(attrs)
+        if control_flow:
+            op.control_flow = UnitAttr()
         return op
 
     def print(self, printer: Printer) -> None:

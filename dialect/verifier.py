@@ -14,6 +14,7 @@ from contextvars import ContextVar
 from typing import TypeVar, cast
 
 from xdsl.dialects.builtin import UnregisteredOp
+from xdsl.dialects.scf import IfOp, WhileOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
@@ -94,6 +95,36 @@ def _verify(op: Operation) -> None:
         raise
     except VerifyException as error:
         raise OpError(op, without_op_name(str(error), op)) from None
+    _check_yields(op)
+
+
+def _check_yields(op: Operation) -> None:
+    """What the regions of `scf.if` and `scf.while` pass on has the types the
+    op expects: xDSL 0.74 does not check it (and gives a region without a
+    terminator an empty `scf.yield`), and a mismatch would reach the
+    interpreter and the differentiation rules. (`scf.condition` passes on
+    its operands after the condition.)"""
+    if isinstance(op, IfOp):
+        expected = [(region, op.result_types, 0) for region in op.regions]
+    elif isinstance(op, WhileOp):
+        expected = [
+            (op.before_region, op.result_types, 1),
+            (op.after_region, op.arguments.types, 0),
+        ]
+    else:
+        return
+    for region, types, skipped in expected:
+        for block in region.blocks:
+            terminator = block.last_op
+            if terminator is None:
+                continue
+            passed = terminator.operands[skipped:]
+            if tuple(v.type for v in passed) != tuple(types):
+                raise OpError(
+                    terminator,
+                    f"passes on ({', '.join(str(v.type) for v in passed)}) where "
+                    f"'{op.name}' expects ({', '.join(str(t) for t in types)})",
+                )
 
 
 def _check_not_empty(op: Operation, index: int) -> None:

@@ -48,7 +48,7 @@ from typing import NamedTuple
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
-from xdsl.dialects.scf import ForOp, YieldOp
+from xdsl.dialects.scf import ConditionOp, ForOp, WhileOp, YieldOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import ConstantLike, Pure
 
@@ -339,6 +339,23 @@ def _loop(op: ForOp, body: Plan) -> Action:
     return loop
 
 
+def _while(op: WhileOp, before: Plan, after: Plan) -> Action:
+    """`scf.while`: operands are the initial values, then the outer values its
+    regions read; the `before` region's `scf.condition` gives the condition
+    and the values passed on (to `after`, or out as the results)."""
+    carried, results = len(op.arguments), len(op.results)
+
+    def loop(*values: object) -> object:
+        state, captured = list(values[:carried]), values[carried:]
+        while True:
+            condition, *forwarded = before.run([*captured, *state])
+            if not condition:
+                return _packed(forwarded, results)
+            state = after.run([*captured, *forwarded])
+
+    return loop
+
+
 class _Raw(NamedTuple):
     """A step before its free list and buffer reuse are known."""
 
@@ -370,7 +387,7 @@ class _PlanBuilder:
             self.index[value] = self.new_index()
         outputs: tuple[int, ...] = ()
         for op in block.ops:
-            if isinstance(op, ReturnOp | YieldOp):
+            if isinstance(op, ReturnOp | YieldOp | ConditionOp):
                 outputs = tuple(self.index[v] for v in op.operands)
                 break
             self.add(op)
@@ -459,6 +476,15 @@ class _PlanBuilder:
                 op.body.block, [*outer, *op.body.block.args], len(outer)
             )
             return _loop(op, body), [op.lb, op.ub, op.step, *op.iter_args, *outer]
+        if isinstance(op, WhileOp):
+            outer = captured(op)
+            before, after = (
+                _PlanBuilder(self.interpreter).build(
+                    region.block, [*outer, *region.block.args], len(outer)
+                )
+                for region in (op.before_region, op.after_region)
+            )
+            return _while(op, before, after), [*op.arguments, *outer]
         raise OpError(op, "cannot be run by gradopt's interpreter")
 
     def plan_region(self, op: Operation, region: int) -> Plan:

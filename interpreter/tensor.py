@@ -42,6 +42,12 @@ def _slices(
     strides = [int(v) for v in op.static_strides.get_values()]
     if op.sizes or op.strides or DYNAMIC_INDEX in sizes + strides:
         raise OpError(op, "cannot be run: sizes and strides must be static")
+    if not len(static) == len(sizes) == len(strides) == len(shape):
+        raise OpError(
+            op,
+            f"cannot be run: expected {len(shape)} offsets, sizes and strides, "
+            f"got {len(static)}, {len(sizes)} and {len(strides)}",
+        )
     dynamic = [i for i, v in enumerate(static) if v == DYNAMIC_INDEX]
 
     def slices(offsets: Sequence[Value]) -> tuple[slice, ...]:
@@ -67,20 +73,30 @@ def _slices(
 
 
 def _extract_slice(op: tensor.ExtractSliceOp) -> Kernel:
-    _static(op, op.source, op.result)
+    _static(op, op.result)
+    if any(d < 0 for d in _shape(op.source)):
+        shape = _shape(op.result)
+
+        def extract(source: Value, *offsets: Value) -> np.ndarray:
+            array = np.asarray(source)
+            return array[_slices(op, array.shape)(offsets)].reshape(shape)
+
+        return extract
     slices = _slices(op, _shape(op.source))
     shape = _shape(op.result)
     return lambda source, *offsets: np.asarray(source)[slices(offsets)].reshape(shape)
 
 
 def _insert_slice(op: tensor.InsertSliceOp) -> Kernel:
-    _static(op, op.source, op.dest)
-    slices = _slices(op, _shape(op.dest))
+    _static(op, op.source)
+    dynamic = any(d < 0 for d in _shape(op.dest))
+    slices = None if dynamic else _slices(op, _shape(op.dest))
     sizes = [int(v) for v in op.static_sizes.get_values()]
 
     def insert(source: Value, dest: Value, *offsets: Value) -> np.ndarray:
         result = np.array(dest)
-        result[slices(offsets)] = np.reshape(source, sizes)
+        at = _slices(op, result.shape) if slices is None else slices
+        result[at(offsets)] = np.reshape(source, sizes)
         return result
 
     return insert
@@ -119,9 +135,8 @@ def _pad(op: tensor.PadOp) -> tuple[Kernel, list[SSAValue]]:
 
 
 def _extract(op: tensor.ExtractOp) -> Kernel:
-    shape = _shape(op.tensor)
-
     def extract(source: Value, *indices: Value) -> Value:
+        shape = np.shape(source)
         at = tuple(int(i) for i in indices)  # pyright: ignore[reportArgumentType]
         if any(not 0 <= i < n for i, n in zip(at, shape, strict=True)):
             raise OpError(op, f"reads index {list(at)} of {shape}", at_run_time=True)
@@ -131,9 +146,8 @@ def _extract(op: tensor.ExtractOp) -> Kernel:
 
 
 def _insert(op: tensor.InsertOp) -> Kernel:
-    shape = _shape(op.dest)
-
     def insert(scalar: Value, dest: Value, *indices: Value) -> np.ndarray:
+        shape = np.shape(dest)
         at = tuple(int(i) for i in indices)  # pyright: ignore[reportArgumentType]
         if any(not 0 <= i < n for i, n in zip(at, shape, strict=True)):
             raise OpError(op, f"writes index {list(at)} of {shape}", at_run_time=True)
@@ -173,6 +187,19 @@ def _generate(op: GenerateOp) -> tuple[Kernel, Sequence[SSAValue]]:
     return generate, outer
 
 
+def _dynamic_empty(op: tensor.EmptyOp) -> Kernel:
+    """`tensor.empty(%n)`: sized when it runs (the caches of a loop whose trip
+    count is known only at run time, SPEC §11)."""
+    static, dtype = _shape(op.tensor), dtype_of(op.tensor.type, op)
+
+    def empty(*sizes: Value) -> np.ndarray:
+        given = iter(sizes)
+        shape = [int(next(given)) if d < 0 else d for d in static]  # pyright: ignore[reportArgumentType]
+        return np.zeros(shape, dtype)
+
+    return empty
+
+
 def kernel_of(op: Operation) -> tuple[Kernel, Sequence[SSAValue]] | None:
     """The kernel of a `tensor` op and the values it takes, or None if `op`
     is not one this module runs."""
@@ -206,6 +233,8 @@ def kernel_of(op: Operation) -> tuple[Kernel, Sequence[SSAValue]] | None:
         sizes = _shape(op.source)
         return (lambda _, index: sizes[int(index)]), [op.source, op.index]
     result = op.results[0]
+    if isinstance(op, tensor.EmptyOp) and op.dynamic_sizes:
+        return _dynamic_empty(op), op.dynamic_sizes
     _static(op, result, *(v for v in op.operands if isinstance(v.type, ShapedType)))
     shape, dtype = _shape(result), dtype_of(result.type, op)
     if isinstance(op, tensor.EmptyOp):

@@ -75,6 +75,8 @@ def kernel_of(
         return structured.map_kernel(op)
     if isinstance(op, scf.IfOp):
         return _if(op, plan)
+    if isinstance(op, scf.ExecuteRegionOp):
+        return _execute_region(op, plan)
     if writes_nothing(op):
         raise OpError(op, "cannot be run by gradopt's interpreter")
     return None
@@ -138,3 +140,18 @@ def _if(
         return tuple(out) if results else None
 
     return kernel, [op.cond, *captured(op)]
+
+
+def _execute_region(
+    op: scf.ExecuteRegionOp, plan: Callable[[Operation, int], Plan]
+) -> tuple[Kernel, Sequence[SSAValue]]:
+    """`scf.execute_region`: its one block, on the outer values it reads."""
+    body, results = plan(op, 0), len(op.results)
+
+    def kernel(*values: Value) -> Value:
+        out = body.run(list(values))
+        if results == 1:
+            return out[0]
+        return tuple(out) if results else None
+
+    return kernel, captured(op)

@@ -1,0 +1,737 @@
+"""The derivatives of `scf.for` and `scf.if` under `control_flow` (SPEC §11).
+
+Both are joint rules: they get the gradients of all the op's results at once,
+and send shares to its operands and to the values its regions capture.
+
+Reverse mode of a loop runs a recording copy of the forward loop that stores
+each iteration's carried values in a cache indexed by the iteration number
+(sized at run time when the trip count is known only then), then a reverse
+loop over the iterations, last to first, that recomputes the iteration's body
+from the cached values and walks it backward. The gradient of the carried
+values passes from iteration k + 1 to k as `iter_args`; the shares of each
+outer value the body reads are added onto a running value, last iteration
+first (a left fold), which reaches the outer value as one share. Forward mode
+carries the tangents as extra `iter_args`. A branch's derivative is a branch:
+each side walks its own region.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import isqrt
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+)
+from xdsl.dialects.scf import (
+    ConditionOp,
+    ExecuteRegionOp,
+    ForOp,
+    IfOp,
+    WhileOp,
+    YieldOp,
+)
+from xdsl.dialects.tensor import (
+    EmptyOp,
+    ExtractOp,
+    ExtractSliceOp,
+    InsertOp,
+    InsertSliceOp,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+
+from gradopt.autodiff.emitter import Emitter
+from gradopt.autodiff.paths import captured
+from gradopt.autodiff.registry import (
+    RegionDerivative,
+    Share,
+    Tangent,
+    register_derivative,
+)
+from gradopt.autodiff.upstream import is_f32_value
+from gradopt.autodiff.walks import (
+    backward_walk_from,
+    forward_walk_from,
+    unfold_on_path,
+)
+from gradopt.dialect.errors import OpError
+
+INDEX = IndexType()
+
+
+class _Body:
+    """A new block that receives a copy of a region's ops; `e` emits before
+    its terminator, which `close` puts in place at the end."""
+
+    def __init__(self, e: Emitter, arg_types: Sequence[Attribute]):
+        self.block = Block(arg_types=arg_types)
+        self._placeholder = YieldOp()
+        self._placeholder.location = e.location
+        self.block.add_op(self._placeholder)
+        self.e = e.at(self._placeholder)
+
+    def copy(
+        self,
+        source: Block,
+        values: dict[SSAValue, SSAValue],
+        sources: Sequence[SSAValue] = (),
+    ) -> list[SSAValue]:
+        """Copy `source`'s ops (its arguments mapped by `values`), unfold the
+        calls on the path from `sources` (SPEC §11: the bits of inlining), and
+        return the values its terminator yields."""
+        terminator = source.last_op
+        assert terminator is not None
+        for op in source.ops:
+            if op is terminator:
+                break
+            self.block.insert_op_before(
+                op.clone(value_mapper=values), self._placeholder
+            )
+        self._placeholder.operands = [values.get(v, v) for v in terminator.operands]
+        unfold_on_path(lambda: self._placeholder.operands, lambda: sources, self.within)
+        return list(self._placeholder.operands)
+
+    def within(self, value: SSAValue) -> bool:
+        """Whether `value` is made in the block (the walk's inside)."""
+        if isinstance(value, BlockArgument):
+            return value.block is self.block
+        return value.owner.parent is self.block
+
+    def close(self, terminator: Operation) -> None:
+        """Put `terminator` in place of the placeholder."""
+        self._placeholder.detach()
+        self._placeholder.erase()
+        self.block.add_op(terminator)
+
+
+def _int(e: Emitter, value: int, type: Attribute) -> SSAValue:
+    assert isinstance(type, IntegerType | IndexType)
+    return e.insert(arith.ConstantOp(IntegerAttr(value, type)))
+
+
+def _to_index(e: Emitter, value: SSAValue) -> SSAValue:
+    if isinstance(value.type, IndexType):
+        return value
+    return e.insert(arith.IndexCastOp(value, INDEX))
+
+
+def _from_index(e: Emitter, value: SSAValue, type: Attribute) -> SSAValue:
+    if isinstance(type, IndexType):
+        return value
+    return e.insert(arith.IndexCastOp(value, type))
+
+
+def _constant(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def _trip_count(e: Emitter, op: ForOp) -> tuple[SSAValue, int | None]:
+    """The loop's number of iterations as an `index` value, and as an int when
+    the bounds are constants."""
+    bounds = [_constant(v) for v in (op.lb, op.ub, op.step)]
+    if all(b is not None for b in bounds):
+        lower, upper, step = bounds
+        assert lower is not None and upper is not None and step is not None
+        count = max(0, -(-(upper - lower) // step)) if step > 0 else 0
+        return _int(e, count, INDEX), count
+    type = op.lb.type
+    span = e.insert(arith.SubiOp(op.ub, op.lb))
+    span = e.insert(arith.MaxSIOp(span, _int(e, 0, type)))
+    count = e.insert(arith.CeilDivSIOp(span, op.step))
+    return _to_index(e, count), None
+
+
+def _cache_type(type: Attribute, count: int | None) -> TensorType:
+    leading = DYNAMIC_INDEX if count is None else count
+    if isinstance(type, TensorType):
+        return TensorType(type.get_element_type(), [leading, *type.get_shape()])
+    return TensorType(type, [leading])
+
+
+def _store(e: Emitter, value: SSAValue, cache: SSAValue, k: SSAValue) -> SSAValue:
+    """`cache` with `value` at position k of its leading dim."""
+    type = value.type
+    if not isinstance(type, TensorType):
+        return e.insert(InsertOp(value, cache, [k]))
+    shape = list(type.get_shape())
+    return e.insert(
+        InsertSliceOp.get(
+            value,
+            cache,
+            static_sizes=[1, *shape],
+            static_offsets=[DYNAMIC_INDEX] + [0] * len(shape),
+            offsets=[k],
+        )
+    )
+
+
+def _load(e: Emitter, cache: SSAValue, k: SSAValue, type: Attribute) -> SSAValue:
+    """Position k of `cache`'s leading dim, of type `type`."""
+    if not isinstance(type, TensorType):
+        return e.insert(ExtractOp(cache, [k], type))
+    shape = list(type.get_shape())
+    return e.insert(
+        ExtractSliceOp(
+            cache, [k] + [0] * len(shape), [1, *shape], [1] * (len(shape) + 1), type
+        )
+    )
+
+
+def _induction(e: Emitter, op: ForOp, k: SSAValue) -> SSAValue:
+    """The induction variable of iteration k (an index) of `op`."""
+    scaled = e.insert(arith.MuliOp(_from_index(e, k, op.lb.type), op.step))
+    return e.insert(arith.AddiOp(op.lb, scaled))
+
+
+def _replay(
+    e: Emitter,
+    op: ForOp,
+    start: SSAValue | None,
+    count: SSAValue,
+    inits: Sequence[SSAValue],
+    cache: tuple[SSAValue, int | None] | None,
+) -> ForOp:
+    """A loop that runs iterations start .. start + count - 1 of `op` (start
+    None: 0) from the carried values `inits`. With `cache` (a size, static or
+    as a value), it also stores the carried values of the t-th iteration it
+    runs at position t of a cache per carried value (its last results)."""
+    body = op.body.block
+    carries = body.args[1:]
+    empties: list[SSAValue] = []
+    if cache is not None:
+        size, static = cache
+        empties = [
+            e.insert(EmptyOp([] if static else [size], _cache_type(c.type, static)))
+            for c in carries
+        ]
+    replay = _Body(e, [INDEX, *(c.type for c in carries), *(v.type for v in empties)])
+    loop = ForOp(
+        _int(e, 0, INDEX), count, _int(e, 1, INDEX), [*inits, *empties], replay.block
+    )
+    e.insert(loop)
+    t, *rest = replay.block.args
+    state, cached = rest[: len(carries)], rest[len(carries) :]
+    r = replay.e
+    stored = [_store(r, v, c, t) for v, c in zip(state, cached, strict=False)]
+    k = t if start is None else r.insert(arith.AddiOp(start, t))
+    values: dict[SSAValue, SSAValue] = dict(
+        zip(body.args, [_induction(r, op, k), *state], strict=True)
+    )
+    replay.close(YieldOp(*replay.copy(body, values), *stored))
+    return loop
+
+
+def _reverse_steps(
+    e: Emitter,
+    op: ForOp,
+    caches: Sequence[SSAValue],
+    start: SSAValue | None,
+    count: SSAValue,
+    initial: Sequence[SSAValue],
+) -> ForOp:
+    """A loop over iterations start + count - 1 down to start of `op`, whose
+    carried values are at positions count - 1 .. 0 of `caches`: each recomputes
+    its iteration and walks it backward, from the gradients of the f32 carried
+    values (`initial`, first) and the running sums of the f32 outer values'
+    shares (`initial`, after them), which it yields updated."""
+    body = op.body.block
+    carries = body.args[1:]
+    differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
+    outer = [v for v in captured(op) if is_f32_value(v.type)]
+    reverse = _Body(e, [INDEX, *(v.type for v in initial)])
+    loop = ForOp(_int(e, 0, INDEX), count, _int(e, 1, INDEX), initial, reverse.block)
+    e.insert(loop)
+    step, *running = reverse.block.args
+    r = reverse.e
+    last = r.insert(arith.SubiOp(count, _int(r, 1, INDEX)))
+    t = r.insert(arith.SubiOp(last, step))
+    k = t if start is None else r.insert(arith.AddiOp(start, t))
+    iv = _induction(r, op, k)
+    values = [
+        _load(r, cache, t, c.type) for cache, c in zip(caches, carries, strict=True)
+    ]
+    sources = [values[j] for j in differentiable] + outer
+    yielded = reverse.copy(
+        body, dict(zip(body.args, [iv, *values], strict=True)), sources
+    )
+    _step_back(reverse, values, yielded, running, outer)
+    return loop
+
+
+def _step_back(
+    reverse: _Body,
+    values: Sequence[SSAValue],
+    yielded: Sequence[SSAValue],
+    running: Sequence[SSAValue],
+    outer: Sequence[SSAValue],
+) -> None:
+    """Walk one copied iteration backward, from the gradients of the carried
+    values it `yielded` (the first entries of `running`, one per f32 carried
+    value) to the carried values it started from (`values`), add the shares
+    of the f32 `outer` values onto their running sums (the rest of
+    `running`), and yield both."""
+    differentiable = [j for j, v in enumerate(values) if is_f32_value(v.type)]
+    r = reverse.e
+    carried_in = running[: len(differentiable)]
+    seeds = [
+        (yielded[j], _given(g)) for j, g in zip(differentiable, carried_in, strict=True)
+    ]
+    sources = [*(values[j] for j in differentiable), *outer]
+    found = backward_walk_from(r, seeds, sources, reverse.within)
+    carried_out = [
+        found[values[j]] if values[j] in found else r.zeros_like(values[j])
+        for j in differentiable
+    ]
+    sums = [
+        r.accumulate(v, total, found[v]) if v in found else total
+        for v, total in zip(outer, running[len(differentiable) :], strict=True)
+    ]
+    reverse.close(YieldOp(*carried_out, *sums))
+
+
+def _carried_shares(
+    op: Operation, carries: Sequence[SSAValue], loop: Operation
+) -> list[Share | None]:
+    """The shares of a loop's initial values and outer values from the final
+    results of its reverse loop (the f32 carried values' gradients, then the
+    f32 outer values' sums)."""
+    differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
+    outer = [v for v in captured(op) if is_f32_value(v.type)]
+    return [
+        _given(loop.results[differentiable.index(j)]) if j in differentiable else None
+        for j in range(len(carries))
+    ] + _outer_shares(op, outer, loop.results[len(differentiable) :])
+
+
+def _for_reverse(
+    e: Emitter, op: Operation, gradients: Sequence[SSAValue | None]
+) -> Sequence[Share | None]:
+    assert isinstance(op, ForOp)
+    carries = op.body.block.args[1:]
+    differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
+    outer = [v for v in captured(op) if is_f32_value(v.type)]
+    policy = _checkpoint_policy(op)
+    count, static = _trip_count(e, op)
+    initial = [
+        g if (g := gradients[j]) is not None else e.zeros_like(op.results[j])
+        for j in differentiable
+    ] + [e.zeros_like(v) for v in outer]
+    if policy is None:
+        recorder = _replay(e, op, None, count, op.iter_args, (count, static))
+        caches = recorder.results[len(carries) :]
+        loop = _reverse_steps(e, op, caches, None, count, initial)
+    else:
+        loop = _periodic_reverse(e, op, count, static, initial)
+    return [None, None, None, *_carried_shares(op, carries, loop)]
+
+
+CHECKPOINT = "grad.checkpoint"
+PERIOD = "grad.period"
+
+
+def _checkpoint_policy(op: Operation) -> str | None:
+    """The loop's `grad.checkpoint` (SPEC §11), None for the default cache."""
+    policy = op.attributes.get(CHECKPOINT)
+    if policy is None:
+        return None
+    if not isinstance(policy, StringAttr) or policy.data not in ("periodic",):
+        raise OpError(
+            op,
+            f'\'{CHECKPOINT}\' must be "periodic" ("binomial" is not '
+            f"implemented yet), got {policy}",
+        )
+    period = op.attributes.get(PERIOD)
+    if period is not None and not (
+        isinstance(period, IntegerAttr) and period.value.data > 0
+    ):
+        raise OpError(op, f"'{PERIOD}' must be a positive integer, got {period}")
+    return policy.data
+
+
+def _period(
+    e: Emitter, op: ForOp, count: SSAValue, static: int | None
+) -> tuple[SSAValue, int | None]:
+    """The loop's `grad.period`, or ⌈√N⌉ (by an integer loop when N is known
+    at run time only)."""
+    given = op.attributes.get(PERIOD)
+    if isinstance(given, IntegerAttr):
+        return _int(e, given.value.data, INDEX), given.value.data
+    if static is not None:
+        period = isqrt(static - 1) + 1 if static > 1 else 1
+        return _int(e, period, INDEX), period
+    first, second = _Body(e, [INDEX]), _Body(e, [INDEX])
+    search = WhileOp([_int(e, 1, INDEX)], [INDEX], [first.block], [second.block])
+    e.insert(search)
+    (p,) = first.block.args
+    square = first.e.insert(arith.MuliOp(p, p))
+    short = first.e.insert(arith.CmpiOp(square, count, "slt"))
+    first.close(ConditionOp(short, p))
+    (p,) = second.block.args
+    second.close(YieldOp(second.e.insert(arith.AddiOp(p, _int(second.e, 1, INDEX)))))
+    return search.results[0], None
+
+
+def _segment(
+    e: Emitter, s: SSAValue, period: SSAValue, count: SSAValue
+) -> tuple[SSAValue, SSAValue]:
+    """Where segment s starts, and how many iterations it has."""
+    start = e.insert(arith.MuliOp(s, period))
+    rest = e.insert(arith.SubiOp(count, start))
+    return start, e.insert(arith.MinSIOp(period, rest))
+
+
+def _periodic_reverse(
+    e: Emitter,
+    op: ForOp,
+    count: SSAValue,
+    static: int | None,
+    initial: Sequence[SSAValue],
+) -> ForOp:
+    """Periodic checkpointing: the forward loop keeps the carried values of
+    every P-th iteration; the reverse runs over the segments, last first,
+    recomputing each segment's carried values from its checkpoint into a
+    cache of P, then reversing them exactly as the default cache does (the
+    same ops on the same values: the same bits)."""
+    carries = op.body.block.args[1:]
+    period, static_period = _period(e, op, count, static)
+    segments = e.insert(arith.CeilDivSIOp(count, period))
+    known = None
+    if static is not None and static_period is not None:
+        known = -(-static // static_period)
+    empties = [
+        e.insert(EmptyOp([] if known else [segments], _cache_type(c.type, known)))
+        for c in carries
+    ]
+    forward = _Body(e, [INDEX, *(c.type for c in carries), *(v.type for v in empties)])
+    keeping = ForOp(
+        _int(e, 0, INDEX),
+        segments,
+        _int(e, 1, INDEX),
+        [*op.iter_args, *empties],
+        forward.block,
+    )
+    e.insert(keeping)
+    s, *rest = forward.block.args
+    state, cached = rest[: len(carries)], rest[len(carries) :]
+    f = forward.e
+    stored = [_store(f, v, c, s) for v, c in zip(state, cached, strict=True)]
+    start, length = _segment(f, s, period, count)
+    inner = _replay(f, op, start, length, state, None)
+    forward.close(YieldOp(*inner.results, *stored))
+    checkpoints = keeping.results[len(carries) :]
+
+    back = _Body(e, [INDEX, *(v.type for v in initial)])
+    loop = ForOp(_int(e, 0, INDEX), segments, _int(e, 1, INDEX), initial, back.block)
+    e.insert(loop)
+    j, *running = back.block.args
+    b = back.e
+    s = b.insert(arith.SubiOp(b.insert(arith.SubiOp(segments, _int(b, 1, INDEX))), j))
+    start, length = _segment(b, s, period, count)
+    values = [
+        _load(b, cache, s, c.type)
+        for cache, c in zip(checkpoints, carries, strict=True)
+    ]
+    replayed = _replay(b, op, start, length, values, (period, static_period))
+    steps = _reverse_steps(
+        b, op, replayed.results[len(carries) :], start, length, running
+    )
+    back.close(YieldOp(*steps.results))
+    return loop
+
+
+def _given(value: SSAValue) -> Share:
+    return lambda: value
+
+
+def _outer_shares(
+    op: Operation, outer: Sequence[SSAValue], values: Sequence[SSAValue]
+) -> list[Share | None]:
+    """A share per captured value of `op`: its entry of `values` for the f32
+    ones (`outer`), in `captured` order."""
+    by_value = dict(zip(outer, values, strict=True))
+    return [_given(by_value[v]) if v in by_value else None for v in captured(op)]
+
+
+def _for_tangent(
+    e: Emitter, op: Operation, tangents: Sequence[Tangent]
+) -> Sequence[Tangent]:
+    assert isinstance(op, ForOp)
+    body = op.body.block
+    carries = body.args[1:]
+    differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
+    inputs = 3 + len(carries)
+    outer = {
+        v: t
+        for v, t in zip(captured(op), tangents[inputs:], strict=True)
+        if t is not None
+    }
+    initial = [
+        t if (t := tangents[3 + j]) is not None else e.zeros_like(carries[j])
+        for j in differentiable
+    ]
+    new = _Body(
+        e,
+        [
+            op.lb.type,
+            *(c.type for c in carries),
+            *(carries[j].type for j in differentiable),
+        ],
+    )
+    loop = ForOp(op.lb, op.ub, op.step, [*op.iter_args, *initial], new.block)
+    e.insert(loop)
+    iv, *rest = new.block.args
+    state, carried = rest[: len(carries)], rest[len(carries) :]
+    sources = dict(outer)
+    sources.update((state[j], t) for j, t in zip(differentiable, carried, strict=True))
+    yielded = new.copy(
+        body, dict(zip(body.args, [iv, *state], strict=True)), [*sources]
+    )
+    found = forward_walk_from(
+        new.e, [yielded[j] for j in differentiable], sources, new.within
+    )
+    out = [
+        t if t is not None else new.e.zeros_like(yielded[j])
+        for j, t in zip(differentiable, found, strict=True)
+    ]
+    new.close(YieldOp(*yielded, *out))
+    return [
+        loop.results[len(carries) + differentiable.index(j)]
+        if j in differentiable
+        else None
+        for j in range(len(carries))
+    ]
+
+
+def _branches(
+    e: Emitter, op: IfOp, types: Sequence[Attribute], sources: Sequence[SSAValue]
+) -> tuple[IfOp, list[tuple[_Body, list[SSAValue]]]]:
+    """A new `scf.if` on `op`'s condition with results of `types`, inserted,
+    each side holding a copy of `op`'s side (with the values it yields)."""
+    sides = [_Body(e, []), _Body(e, [])]
+    branch = IfOp(op.cond, types, [sides[0].block], [sides[1].block])
+    e.insert(branch)
+    regions = (op.true_region, op.false_region)
+    return branch, [
+        (side, side.copy(region.block, {}, sources))
+        for side, region in zip(sides, regions, strict=True)
+    ]
+
+
+def _if_reverse(
+    e: Emitter, op: Operation, gradients: Sequence[SSAValue | None]
+) -> Sequence[Share | None]:
+    assert isinstance(op, IfOp)
+    outer = [v for v in captured(op) if is_f32_value(v.type)]
+    branch, sides = _branches(e, op, [v.type for v in outer], outer)
+    for side, yielded in sides:
+        seeds = [
+            (y, _given(g))
+            for y, g in zip(yielded, gradients, strict=True)
+            if g is not None
+        ]
+        found = backward_walk_from(side.e, seeds, outer, side.within)
+        side.close(
+            YieldOp(*(found[v] if v in found else side.e.zeros_like(v) for v in outer))
+        )
+    return [None, *_outer_shares(op, outer, branch.results)]
+
+
+def _if_tangent(
+    e: Emitter, op: Operation, tangents: Sequence[Tangent]
+) -> Sequence[Tangent]:
+    assert isinstance(op, IfOp)
+    outer = {
+        v: t for v, t in zip(captured(op), tangents[1:], strict=True) if t is not None
+    }
+    differentiable = [j for j, r in enumerate(op.results) if is_f32_value(r.type)]
+    branch, sides = _branches(
+        e, op, [op.results[j].type for j in differentiable], [*outer]
+    )
+    for side, yielded in sides:
+        found = forward_walk_from(
+            side.e, [yielded[j] for j in differentiable], outer, side.within
+        )
+        side.close(
+            YieldOp(
+                *(
+                    t if t is not None else side.e.zeros_like(yielded[j])
+                    for j, t in zip(differentiable, found, strict=True)
+                )
+            )
+        )
+    return [
+        branch.results[differentiable.index(j)] if j in differentiable else None
+        for j in range(len(op.results))
+    ]
+
+
+def _while_trip_count(e: Emitter, op: WhileOp) -> SSAValue:
+    """How many times the loop runs its `after` region: a copy of the loop
+    that also counts."""
+    before, after = op.before_region.block, op.after_region.block
+    forwarded = [v.type for v in op.results]
+    first = _Body(e, [*(c.type for c in before.args), INDEX])
+    second = _Body(e, [*forwarded, INDEX])
+    counter = WhileOp(
+        [*op.arguments, _int(e, 0, INDEX)],
+        [*forwarded, INDEX],
+        [first.block],
+        [second.block],
+    )
+    e.insert(counter)
+    *state, n = first.block.args
+    condition, *values = first.copy(before, dict(zip(before.args, state, strict=True)))
+    first.close(ConditionOp(condition, *values, n))
+    *values, n = second.block.args
+    following = second.copy(after, dict(zip(after.args, values, strict=True)))
+    second.close(
+        YieldOp(*following, second.e.insert(arith.AddiOp(n, _int(second.e, 1, INDEX))))
+    )
+    return counter.results[-1]
+
+
+def _while_reverse(
+    e: Emitter, op: Operation, gradients: Sequence[SSAValue | None]
+) -> Sequence[Share | None]:
+    """A counting copy of the loop finds its trip count N; a recording
+    `scf.for` of N iterations stores each iteration's carried values; the
+    results' gradients go back through the `before` region at the last
+    carried values, then a reverse loop takes them through `after` and
+    `before` of each iteration, last to first."""
+    assert isinstance(op, WhileOp)
+    before, after = op.before_region.block, op.after_region.block
+    carries = before.args
+    count = _while_trip_count(e, op)
+    empties = [e.insert(EmptyOp([count], _cache_type(c.type, None))) for c in carries]
+    zero, one = _int(e, 0, INDEX), _int(e, 1, INDEX)
+    record = _Body(e, [INDEX, *(c.type for c in carries), *(v.type for v in empties)])
+    recorder = ForOp(zero, count, one, [*op.arguments, *empties], record.block)
+    e.insert(recorder)
+    k, *rest = record.block.args
+    state, cached = rest[: len(carries)], rest[len(carries) :]
+    stored = [
+        _store(record.e, v, cache, k) for v, cache in zip(state, cached, strict=True)
+    ]
+    _, *values = record.copy(before, dict(zip(before.args, state, strict=True)))
+    following = record.copy(after, dict(zip(after.args, values, strict=True)))
+    record.close(YieldOp(*following, *stored))
+    last, caches = recorder.results[: len(carries)], recorder.results[len(carries) :]
+
+    differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
+    outer = [v for v in captured(op) if is_f32_value(v.type)]
+    types = [*(carries[j].type for j in differentiable), *(v.type for v in outer)]
+    exit = _Body(e, [])
+    leaving = ExecuteRegionOp(types, Region(exit.block))
+    e.insert(leaving)
+    sources = [*(last[j] for j in differentiable), *outer]
+    _, *values = exit.copy(before, dict(zip(before.args, last, strict=True)), sources)
+    seeds = [
+        (v, _given(g)) for v, g in zip(values, gradients, strict=True) if g is not None
+    ]
+    found = backward_walk_from(exit.e, seeds, sources, exit.within)
+    exit.close(
+        YieldOp(*(found[v] if v in found else exit.e.zeros_like(v) for v in sources))
+    )
+
+    reverse = _Body(e, [INDEX, *types])
+    loop = ForOp(zero, count, one, list(leaving.results), reverse.block)
+    e.insert(loop)
+    step, *running = reverse.block.args
+    r = reverse.e
+    k = r.insert(arith.SubiOp(r.insert(arith.SubiOp(count, one)), step))
+    values = [
+        _load(r, cache, k, c.type) for cache, c in zip(caches, carries, strict=True)
+    ]
+    sources = [*(values[j] for j in differentiable), *outer]
+    _, *passed = reverse.copy(
+        before, dict(zip(before.args, values, strict=True)), sources
+    )
+    following = reverse.copy(after, dict(zip(after.args, passed, strict=True)), sources)
+    _step_back(reverse, values, following, running, outer)
+    return _carried_shares(op, carries, loop)
+
+
+def _while_tangent(
+    e: Emitter, op: Operation, tangents: Sequence[Tangent]
+) -> Sequence[Tangent]:
+    """The loop again, carrying the tangents of its f32 values beside them."""
+    assert isinstance(op, WhileOp)
+    before, after = op.before_region.block, op.after_region.block
+    carries = before.args
+    outer = {
+        v: t
+        for v, t in zip(captured(op), tangents[len(carries) :], strict=True)
+        if t is not None
+    }
+    entering = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
+    leaving = [j for j, r in enumerate(op.results) if is_f32_value(r.type)]
+    initial = [
+        t if (t := tangents[j]) is not None else e.zeros_like(carries[j])
+        for j in entering
+    ]
+    forwarded = [r.type for r in op.results]
+    first = _Body(e, [*(c.type for c in carries), *(carries[j].type for j in entering)])
+    second = _Body(e, [*forwarded, *(forwarded[j] for j in leaving)])
+    loop = WhileOp(
+        [*op.arguments, *initial],
+        [*forwarded, *(forwarded[j] for j in leaving)],
+        [first.block],
+        [second.block],
+    )
+    e.insert(loop)
+
+    def side(
+        body: _Body, block: Block, given: Sequence[int], wanted: Sequence[int]
+    ) -> tuple[list[SSAValue], list[SSAValue]]:
+        args = body.block.args
+        state, carried = args[: len(block.args)], args[len(block.args) :]
+        sources = dict(outer)
+        sources.update((state[j], t) for j, t in zip(given, carried, strict=True))
+        out = body.copy(block, dict(zip(block.args, state, strict=True)), [*sources])
+        values = out[1:] if block is before else out
+        found = forward_walk_from(
+            body.e, [values[j] for j in wanted], sources, body.within
+        )
+        return out, [
+            t if t is not None else body.e.zeros_like(values[j])
+            for j, t in zip(wanted, found, strict=True)
+        ]
+
+    (condition, *values), found = side(first, before, entering, leaving)
+    first.close(ConditionOp(condition, *values, *found))
+    following, found = side(second, after, leaving, entering)
+    second.close(YieldOp(*following, *found))
+    return [
+        loop.results[len(forwarded) + leaving.index(j)] if j in leaving else None
+        for j in range(len(forwarded))
+    ]
+
+
+def _check_checkpointing(op: Operation) -> None:
+    _checkpoint_policy(op)
+
+
+register_derivative(
+    ForOp, RegionDerivative(_for_reverse, _for_tangent, check=_check_checkpointing)
+)
+register_derivative(IfOp, RegionDerivative(_if_reverse, _if_tangent))
+
+
+def _check_no_checkpointing(op: Operation) -> None:
+    if CHECKPOINT in op.attributes:
+        raise OpError(op, f"'{CHECKPOINT}' is not implemented for '{op.name}' yet")
+
+
+register_derivative(
+    WhileOp,
+    RegionDerivative(_while_reverse, _while_tangent, check=_check_no_checkpointing),
+)

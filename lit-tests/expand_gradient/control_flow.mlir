@@ -1,0 +1,151 @@
+// RUN: grad-opt %s --split-input-file -p expand-gradient | filecheck %s
+
+// SPEC §11: the expansion under `control_flow`. A call on the path is
+// replaced by its callee's body; a loop's gradient is a recording loop that
+// stores each iteration's carried values, then a reverse loop over them, last
+// to first, whose body recomputes the iteration and walks it backward,
+// carrying the iter_args' gradient and the running sum of each outer value's
+// shares; a branch's gradient is a branch.
+
+func.func @square(%a: tensor<3xf32>) -> tensor<3xf32> {
+  %m = grad.mul %a, %a : tensor<3xf32>
+  func.return %m : tensor<3xf32>
+}
+func.func @call(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %c = func.call @square(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  %l = grad.reduce add %c [0] : tensor<3xf32> to tensor<f32>
+  %g = grad.gradient %l wrt %x control_flow : tensor<f32>, tensor<3xf32>
+  func.return %g : tensor<3xf32>
+}
+
+// CHECK-LABEL: func.func @call(%x: tensor<3xf32>) -> tensor<3xf32> {
+// CHECK-NEXT:    %m = grad.mul %x, %x : tensor<3xf32>
+// CHECK-NEXT:    %l = grad.reduce add %m [0] : tensor<3xf32> to tensor<f32>
+// CHECK-NEXT:    %0 = grad.const 1.0 : tensor<f32>
+// CHECK-NEXT:    %1 = grad.broadcast %0 [] : tensor<f32> to tensor<3xf32>
+// CHECK-NEXT:    %2 = grad.mul %1, %x : tensor<3xf32>
+// CHECK-NEXT:    %3 = grad.mul %1, %x : tensor<3xf32>
+// CHECK-NEXT:    %g = grad.add %2, %3 : tensor<3xf32>
+// CHECK-NEXT:    func.return %g : tensor<3xf32>
+
+// -----
+
+func.func @for(%x: tensor<3xf32>, %w: tensor<3xf32>, %n: index) -> (tensor<3xf32>, tensor<3xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%h = %x) -> (tensor<3xf32>) {
+    %a = grad.mul %h, %w : tensor<3xf32>
+    scf.yield %a : tensor<3xf32>
+  }
+  %l = grad.reduce add %r [0] : tensor<3xf32> to tensor<f32>
+  %gx, %gw = grad.gradient %l wrt %x, %w control_flow : tensor<f32>, tensor<3xf32>, tensor<3xf32>
+  func.return %gx, %gw : tensor<3xf32>, tensor<3xf32>
+}
+
+// The trip count is known at run time only: the cache is sized then. The
+// recording loop counts iterations from 0 and rebuilds the induction variable.
+// CHECK-LABEL: func.func @for(
+// CHECK:         %[[SPAN:.*]] = arith.subi %n, %c0 : index
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[POS:.*]] = arith.maxsi %[[SPAN]], %[[ZERO]] : index
+// CHECK-NEXT:    %[[N:.*]] = arith.ceildivsi %[[POS]], %c1 : index
+// CHECK:         %[[EMPTY:.*]] = tensor.empty(%[[N]]) : tensor<?x3xf32>
+// CHECK:         %{{.*}}, %[[CACHE:.*]] = scf.for %[[T:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[H:.*]] = %x, %[[C:.*]] = %[[EMPTY]]) -> (tensor<3xf32>, tensor<?x3xf32>) {
+// CHECK-NEXT:      %[[STORED:.*]] = tensor.insert_slice %[[H]] into %[[C]][%[[T]], 0] [1, 3] [1, 1] : tensor<3xf32> into tensor<?x3xf32>
+// CHECK-NEXT:      %[[SCALED:.*]] = arith.muli %[[T]], %c1 : index
+// CHECK-NEXT:      %{{.*}} = arith.addi %c0, %[[SCALED]] : index
+// CHECK-NEXT:      %{{.*}} = grad.mul %[[H]], %w : tensor<3xf32>
+// CHECK-NEXT:      scf.yield %{{.*}}, %[[STORED]] : tensor<3xf32>, tensor<?x3xf32>
+// CHECK-NEXT:    }
+// CHECK:         %gx, %gw = scf.for %[[J:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[G:.*]] = %{{.*}}, %[[SUM:.*]] = %{{.*}}) -> (tensor<3xf32>, tensor<3xf32>) {
+// CHECK:           %[[BACK:.*]] = arith.subi %{{.*}}, %[[J]] : index
+// CHECK:           %[[HK:.*]] = tensor.extract_slice %[[CACHE]][%[[BACK]], 0] [1, 3] [1, 1] : tensor<?x3xf32> to tensor<3xf32>
+// CHECK-NEXT:      %{{.*}} = grad.mul %[[HK]], %w : tensor<3xf32>
+// CHECK-NEXT:      %[[GH:.*]] = grad.mul %[[G]], %w : tensor<3xf32>
+// CHECK-NEXT:      %[[GW:.*]] = grad.mul %[[G]], %[[HK]] : tensor<3xf32>
+// CHECK-NEXT:      %[[NEXT:.*]] = grad.add %[[SUM]], %[[GW]] : tensor<3xf32>
+// CHECK-NEXT:      scf.yield %[[GH]], %[[NEXT]] : tensor<3xf32>, tensor<3xf32>
+// CHECK-NEXT:    }
+
+// -----
+
+func.func @if(%x: tensor<f32>, %c: i1) -> tensor<f32> {
+  %r = scf.if %c -> (tensor<f32>) {
+    %s = grad.sin %x : tensor<f32>
+    scf.yield %s : tensor<f32>
+  } else {
+    scf.yield %x : tensor<f32>
+  }
+  %g = grad.gradient %r wrt %x control_flow : tensor<f32>, tensor<f32>
+  func.return %g : tensor<f32>
+}
+
+// CHECK-LABEL: func.func @if(
+// CHECK:         %[[ONE:.*]] = grad.const 1.0 : tensor<f32>
+// CHECK-NEXT:    %g = scf.if %c -> (tensor<f32>) {
+// CHECK-NEXT:      %{{.*}} = grad.sin %x : tensor<f32>
+// CHECK-NEXT:      %[[HALFPI:.*]] = grad.const 1.5707964 : tensor<f32>
+// CHECK-NEXT:      %[[A:.*]] = grad.add %x, %[[HALFPI]] : tensor<f32>
+// CHECK-NEXT:      %[[COS:.*]] = grad.sin %[[A]] : tensor<f32>
+// CHECK-NEXT:      %[[D:.*]] = grad.mul %[[ONE]], %[[COS]] : tensor<f32>
+// CHECK-NEXT:      scf.yield %[[D]] : tensor<f32>
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      scf.yield %[[ONE]] : tensor<f32>
+// CHECK-NEXT:    }
+
+// -----
+
+func.func @while(%x: tensor<f32>) -> tensor<f32> {
+  %r = scf.while (%a = %x) : (tensor<f32>) -> tensor<f32> {
+    %lim = grad.const 10.0 : tensor<f32>
+    %lt = grad.cmplt %a, %lim : tensor<f32>
+    %c = tensor.extract %lt[] : tensor<i1>
+    scf.condition(%c) %a : tensor<f32>
+  } do {
+  ^bb0(%b: tensor<f32>):
+    %m = grad.mul %b, %b : tensor<f32>
+    scf.yield %m : tensor<f32>
+  }
+  %g = grad.gradient %r wrt %x control_flow : tensor<f32>, tensor<f32>
+  func.return %g : tensor<f32>
+}
+
+// A counting copy of the loop, a recording loop of that many iterations,
+// the exit through the condition's region, then the reverse loop.
+// CHECK-LABEL: func.func @while(
+// CHECK:         %{{.*}}, %[[N:.*]] = scf.while ({{.*}}) : (tensor<f32>, index) -> (tensor<f32>, index) {
+// CHECK:           scf.condition(%{{.*}}) %{{.*}}, %{{.*}} : tensor<f32>, index
+// CHECK:         } do {
+// CHECK:           %[[N1:.*]] = arith.addi
+// CHECK-NEXT:      scf.yield %{{.*}}, %[[N1]] : tensor<f32>, index
+// CHECK:         %[[EMPTY:.*]] = tensor.empty(%[[N]]) : tensor<?xf32>
+// CHECK:         %[[LAST:.*]], %[[CACHE:.*]] = scf.for %{{.*}} = %{{.*}} to %[[N]] step
+// CHECK:         %[[EXIT:.*]] = scf.execute_region -> (tensor<f32>) {
+// CHECK:           scf.yield %{{.*}} : tensor<f32>
+// CHECK:         %g = scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{.*}} iter_args(%{{.*}} = %[[EXIT]]) -> (tensor<f32>) {
+// CHECK:           tensor.extract_slice %[[CACHE]]
+
+// -----
+
+// Forward mode through a call: the callee's body, then its tangents.
+func.func @cube(%a: tensor<f32>) -> tensor<f32> {
+  %m = grad.mul %a, %a : tensor<f32>
+  %c = grad.mul %m, %a : tensor<f32>
+  func.return %c : tensor<f32>
+}
+func.func @jvp_call(%x: tensor<f32>, %t: tensor<f32>) -> tensor<f32> {
+  %c = func.call @cube(%x) : (tensor<f32>) -> tensor<f32>
+  %d = grad.jvp %c wrt %x, %t control_flow : tensor<f32>, tensor<f32>
+  func.return %d : tensor<f32>
+}
+
+// CHECK-LABEL: func.func @jvp_call(%x: tensor<f32>, %t: tensor<f32>) -> tensor<f32> {
+// CHECK-NEXT:    %m = grad.mul %x, %x : tensor<f32>
+// CHECK-NEXT:    %c = grad.mul %m, %x : tensor<f32>
+// CHECK-NEXT:    %0 = grad.mul %t, %x : tensor<f32>
+// CHECK-NEXT:    %1 = grad.mul %x, %t : tensor<f32>
+// CHECK-NEXT:    %2 = grad.add %0, %1 : tensor<f32>
+// CHECK-NEXT:    %3 = grad.mul %2, %x : tensor<f32>
+// CHECK-NEXT:    %4 = grad.mul %m, %t : tensor<f32>
+// CHECK-NEXT:    %d = grad.add %3, %4 : tensor<f32>
+// CHECK-NEXT:    func.return %d : tensor<f32>
