@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from gradopt.dialect.ops import IDivOp, ModOp
-from gradopt.frontend import lax
+from gradopt.frontend import jax_primitives, lax
 from gradopt.frontend import nn as gnn
 from gradopt.frontend import numpy as gnp
 from gradopt.frontend.array import FLOAT32, Array, canonical_dtype, emit, is_scalar
@@ -56,9 +56,10 @@ def _div(params: dict, a: Value, b: Value) -> Array:
 
 
 def _rem(params: dict, a: Value, b: Value) -> Array:
+    """`lax.rem`: C's `fmod` for floats, truncated remainder for ints."""
     a, b = operands(a, b)
     if a.dtype == FLOAT32:
-        raise error("from_jax: 'rem' of float32 values has no gradopt counterpart")
+        return gnp.fmod(a, b)
     return emit(ModOp(a.value, b.value))
 
 
@@ -186,18 +187,6 @@ def _rev(params: dict, x: Value) -> Array:
     return lax.rev(asarray(x), dims) if dims else asarray(x)
 
 
-def _iota(params: dict) -> np.ndarray:
-    dtype, shape, dim = (
-        canonical_dtype(params["dtype"]),
-        params["shape"],
-        params["dimension"],
-    )
-    index = np.arange(shape[dim], dtype=dtype).reshape(
-        [-1 if i == dim else 1 for i in range(len(shape))]
-    )
-    return np.broadcast_to(index, shape).copy()
-
-
 def _erfc(x: Value) -> Array:
     return gnp.subtract(1.0, gnp.erf(x))
 
@@ -267,7 +256,7 @@ RULES: dict[str, Rule] = {
     "concatenate": _concatenate,
     "split": _split,
     "rev": _rev,
-    "iota": _iota,
+    **jax_primitives.RULES,
 }
 IDENTITIES = (
     "copy",
