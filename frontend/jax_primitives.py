@@ -26,7 +26,6 @@ from gradopt.frontend import nn as gnn
 from gradopt.frontend import numpy as gnp
 from gradopt.frontend.array import BOOL, FLOAT32, INT32, Array, canonical_dtype
 from gradopt.frontend.lax_numpy import asarray, floating
-from gradopt.frontend.scan import cummax, cummin, cumprod, cumsum, scan
 from gradopt.frontend.selection import IndexUpdateRef, iota, take_along_axis
 from gradopt.frontend.trace import error
 
@@ -37,10 +36,6 @@ def _cumulative(f: Callable[..., Array]) -> Callable[..., Array]:
     return lambda params, x: f(x, axis=int(params["axis"]), reverse=params["reverse"])
 
 
-def _cumlogsumexp(x: Value, axis: int, reverse: bool) -> Array:
-    return scan(floating(x), axis, gnp.logaddexp, -math.inf, reverse)
-
-
 def _round(params: dict, x: Value) -> Array:
     """`lax.round`: method 0 rounds half away from zero, 1 half to even."""
     if int(params["rounding_method"]) == 1:
@@ -48,7 +43,7 @@ def _round(params: dict, x: Value) -> Array:
     d = gnp.stop_gradient(floating(x))
     t = gnp.trunc(d)
     away = gnp.greater_equal(gnp.absolute(gnp.subtract(d, t)), 0.5)
-    return gnp.copysign(gnp.where(away, gnp.add(t, gnp.sign(d)), t), d)
+    return gnp.where(away, gnp.add(t, gnp.sign(d)), t)
 
 
 def _iota(params: dict) -> Array:
@@ -355,23 +350,23 @@ RULES: dict[str, Callable[..., Any]] = {
     "acosh": lambda params, x: gnp.arccosh(x),
     "atanh": lambda params, x: gnp.arctanh(x),
     "iota": _iota,
-    "cumsum": _cumulative(cumsum),
-    "cumprod": _cumulative(cumprod),
-    "cummax": _cumulative(cummax),
-    "cummin": _cumulative(cummin),
-    "cumlogsumexp": _cumulative(_cumlogsumexp),
+    "cumsum": _cumulative(gnp.cumsum),
+    "cumprod": _cumulative(gnp.cumprod),
+    "cummax": _cumulative(gnp.cummax),
+    "cummin": _cumulative(gnp.cummin),
+    "cumlogsumexp": _cumulative(gnp.cumlogsumexp),
     "sort": _sort,
     "top_k": _top_k,
     "dynamic_slice": _dynamic_slice,
     "dynamic_update_slice": _dynamic_update_slice,
     "gather": _gather,
     "scatter-add": _scatter("add"),
-    "scatter_add": _scatter("add"),
     "scatter": _scatter("set"),
     "conv_general_dilated": _conv_general_dilated,
     "reduce_window_sum": _reduce_window(gnp.sum, 0.0),
     "reduce_window_max": _reduce_window(gnp.max, -math.inf),
     "reduce_window_min": _reduce_window(gnp.min, math.inf),
     "tile": lambda params, x: gnp.tile(x, params["reps"]),
+    "stack": lambda params, *xs: gnp.stack(xs, int(params["axis"])),
 }
 """Rules by primitive name, merged into `from_jax.RULES`."""

@@ -48,75 +48,103 @@ def _conv1d(x: Any, w: Any) -> Any:
 
 CASES: dict[str, tuple[Callable[..., Any], list[tuple[int, ...]]]] = {
     "rem floor ceil round": (
-        lambda x: lax.rem(x, 0.7)
-        + x * (jnp.floor(x) + jnp.ceil(2 * x) + jnp.round(3 * x))
-        + x * lax.round(x + 0.5, lax.RoundingMethod.AWAY_FROM_ZERO),
+        lambda x: (
+            lax.rem(x, 0.7)
+            + x * (jnp.floor(x) + jnp.ceil(2 * x) + jnp.round(3 * x))
+            + x * lax.round(x + 0.5, lax.RoundingMethod.AWAY_FROM_ZERO)
+        ),
         [(4, 6)],
     ),
     "atan2 asin acos atan": (
-        lambda x, y: jnp.arctan2(x, y)
-        + jnp.arcsin(x / 3)
-        + jnp.arccos(y / 3)
-        + jnp.arctan(x),
+        lambda x, y: (
+            jnp.arctan2(x, y) + jnp.arcsin(x / 3) + jnp.arccos(y / 3) + jnp.arctan(x)
+        ),
         [(4, 6), (4, 6)],
     ),
     "asinh acosh atanh clamp": (
-        lambda x: jnp.arcsinh(x)
-        + jnp.arccosh(jnp.abs(x) + 1.5)
-        + jnp.arctanh(x / 3)
-        + lax.clamp(-0.5, x, 0.7),
+        lambda x: (
+            jnp.arcsinh(x)
+            + jnp.arccosh(jnp.abs(x) + 1.5)
+            + jnp.arctanh(x / 3)
+            + lax.clamp(-0.5, x, 0.7)
+        ),
         [(4, 6)],
     ),
     "iota argmax argmin": (
-        lambda x: x * lax.broadcasted_iota(jnp.float32, (4, 6), 1)
-        + x * jnp.argmax(x, 1)[:, None]
-        - x * jnp.argmin(x, 0),
+        lambda x: (
+            x * lax.broadcasted_iota(jnp.float32, (4, 6), 1)
+            + x * jnp.argmax(x, 1)[:, None]
+            - x * jnp.argmin(x, 0)
+        ),
         [(4, 6)],
     ),
     "cumsum cumprod cummax cummin cumlogsumexp": (
-        lambda x: jnp.cumsum(x, 1)
-        + jnp.cumprod(x, 0)
-        + lax.cummax(x, 1, reverse=True)
-        + lax.cummin(x, 0)
-        + lax.cumlogsumexp(x, 1, reverse=True),
+        lambda x: (
+            jnp.cumsum(x, 1)
+            + jnp.cumprod(x, 0)
+            + lax.cummax(x, 1, reverse=True)
+            + lax.cummin(x, 0)
+            + lax.cumlogsumexp(x, 1, reverse=True)
+        ),
         [(4, 6)],
     ),
     "sort argsort take_along_axis top_k": (
-        lambda x: jnp.sort(x, 1)
-        + jnp.take_along_axis(x, jnp.argsort(x * x, 0), 0)
-        + jnp.tile(lax.top_k(x.T, 2)[0].T, (2, 1))
-        + lax.top_k(x, 6)[1],
+        lambda x: (
+            jnp.sort(x, 1)
+            + jnp.take_along_axis(x, jnp.argsort(x * x, 0), 0)
+            + jnp.tile(lax.top_k(x.T, 2)[0].T, (2, 1))
+            + lax.top_k(x, 6)[1]
+        ),
         [(4, 6)],
     ),
     "dynamic_slice dynamic_update_slice (static, clamped, traced)": (
-        lambda x: jnp.tile(lax.dynamic_slice(x, (1, 4), (2, 3)), (2, 2))
-        + jnp.tile(lax.dynamic_slice(x, (0, _traced_start(x)), (2, 3)), (2, 2))
-        + lax.dynamic_update_slice(x, x[:2, :3] ** 2, (3, 1))
-        + lax.dynamic_update_slice(x, x[1:, 1:3] ** 3, (-1, _traced_start(x))),
+        lambda x: (
+            jnp.tile(lax.dynamic_slice(x, (1, 4), (2, 3)), (2, 2))
+            + jnp.tile(lax.dynamic_slice(x, (0, _traced_start(x)), (2, 3)), (2, 2))
+            + lax.dynamic_update_slice(x, x[:2, :3] ** 2, (3, 1))
+            + lax.dynamic_update_slice(x, x[1:, 1:3] ** 3, (-1, _traced_start(x)))
+        ),
         [(4, 6)],
     ),
     "gather: x[idx] x[:, idx] take": (
-        lambda x: x[IDX][:, :4]
-        + x[:, IDX]
-        + jnp.take(x, IDX, axis=1)
-        + x[IDX.reshape(2, 2)].reshape(4, 6)[:, :4],
+        lambda x: (
+            x[IDX][:, :4]
+            + x[:, IDX]
+            + jnp.take(x, IDX, axis=1)
+            + x[IDX.reshape(2, 2)].reshape(4, 6)[:, :4]
+        ),
         [(4, 6)],
     ),
     "scatter-add scatter: x.at[idx].add/set, dropped": (
-        lambda x: x.at[IDX].add(x**2)
-        + x.at[:, IDX].set(x[:, :4] * 3)
-        + x.at[jnp.array([1, 9])].add(x[:2] * 5),
+        lambda x: (
+            x.at[IDX].add(x**2)
+            + x.at[:, IDX].set(x[:, :4] * 3)
+            + x.at[jnp.array([1, 9])].add(x[:2] * 5)
+        ),
         [(4, 6)],
+    ),
+    "gather scatter at traced scalars, rank 3, window dilation": (
+        lambda x: (
+            x[jnp.argmax(x[0, 0])]
+            + x.at[:, jnp.argmax(x[0, 0]) - 1].add(x[:, 0] * 2)[1]
+            + jnp.take_along_axis(x, jnp.argsort(x, 1), 1)[2]
+            + lax.reduce_window(
+                x, 0.0, lax.add, (3, 1, 2), (1, 1, 1), "SAME", (1, 1, 1), (1, 2, 2)
+            )[0]
+        ),
+        [(3, 4, 5)],
     ),
     "conv_general_dilated NHWC groups dilations, 1-d": (
         lambda x, w, v, k: _conv(x, w).sum() * 0.1 + _conv1d(v, k),
         [(2, 7, 5, 4), (3, 2, 2, 6), (2, 3, 8), (4, 3, 3)],
     ),
     "reduce_window max sum min": (
-        lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2), (1, 2, 1), "SAME")
-        + lax.reduce_window(x, 0.0, lax.add, (1, 2, 2), (1, 2, 1), "SAME")
-        + lax.reduce_window(
-            x, jnp.inf, lax.min, (1, 2, 1), (1, 2, 1), ((0, 0), (1, 0), (0, 0))
+        lambda x: (
+            lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2), (1, 2, 1), "SAME")
+            + lax.reduce_window(x, 0.0, lax.add, (1, 2, 2), (1, 2, 1), "SAME")
+            + lax.reduce_window(
+                x, jnp.inf, lax.min, (1, 2, 1), (1, 2, 1), ((0, 0), (1, 0), (0, 0))
+            )
         ),
         [(3, 5, 4)],
     ),
@@ -141,6 +169,22 @@ def test_value_and_gradient_agree_with_float64_jax(name: str) -> None:
     np.testing.assert_allclose(value, want, rtol=1e-5, atol=1e-4)
     for got, expected in zip(grads, want_grads, strict=True):
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_rounding_and_rem_at_special_values_agree_with_jax() -> None:
+    """Equal values and signs of zero (NaN's sign bit is the hardware's)."""
+
+    def f(x: Any) -> Any:
+        away = lax.round(x, lax.RoundingMethod.AWAY_FROM_ZERO)
+        return jnp.stack([jnp.floor(x), jnp.ceil(x), jnp.round(x), away, x % 0.75])
+
+    special = [np.inf, -np.inf, np.nan]
+    x = np.array([-2.5, -0.5, -0.3, -0.0, 0.0, 0.5, 1.5, 2.5, *special], np.float32)
+    x = np.append(x, np.float32([0.49999997, 8388609.0]))
+    got, want = np.asarray(gradopt.from_jax(f, x)(x)), np.asarray(jax.jit(f)(x))
+    np.testing.assert_array_equal(got, want)
+    numbers = ~np.isnan(want)
+    np.testing.assert_array_equal(np.signbit(got)[numbers], np.signbit(want)[numbers])
 
 
 def test_iota_is_one_op() -> None:
