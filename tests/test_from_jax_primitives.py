@@ -210,3 +210,36 @@ def test_other_gather_dimension_numbers_are_named() -> None:
 
     with pytest.raises(GradoptError, match="'gather' with dimension numbers"):
         gradopt.from_jax(f, f32(3, 4))(f32(3, 4))
+
+
+def test_a_small_cnn_trains_with_jax_gradients() -> None:
+    """A flax-free CNN (`conv_general_dilated`, `reduce_window` max pooling, a
+    dense layer, `take_along_axis` of the labels): a few SGD steps on
+    gradopt's gradient, each step's gradient equal to float64 JAX's."""
+
+    def loss(params: Any, x: Any, y: Any) -> Any:
+        h = lax.conv_general_dilated(
+            x, params["w"], (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
+        )
+        h = jax.nn.relu(h + params["b"])
+        h = lax.reduce_window(h, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+        logits = h.reshape(h.shape[0], -1) @ params["dense"]
+        picked = jnp.take_along_axis(jax.nn.log_softmax(logits), y[:, None], 1)
+        return -jnp.mean(picked)
+
+    params = {"w": f32(3, 3, 1, 4), "b": f32(4), "dense": f32(64, 3) * 0.1}
+    x, y = f32(6, 8, 8, 1), np.array([0, 1, 2, 0, 1, 2], np.int32)
+    step = gradopt.value_and_grad(gradopt.from_jax(loss, params, x, y))
+    reference = jax.jit(jax.value_and_grad(loss))
+    losses = []
+    for _ in range(4):
+        value, grads = step(params, x, y)
+        with jax.enable_x64(True):
+            wide = {k: v.astype(np.float64) for k, v in params.items()}
+            want, want_grads = reference(wide, x.astype(np.float64), y)
+        np.testing.assert_allclose(value, want, rtol=1e-5)
+        for k in params:
+            np.testing.assert_allclose(grads[k], want_grads[k], rtol=1e-4, atol=1e-5)
+        losses.append(float(value))
+        params = {k: v - 0.5 * np.asarray(grads[k]) for k, v in params.items()}
+    assert losses[-1] < losses[0]
