@@ -144,10 +144,11 @@ def _refuse(what: str, numbers: Any) -> Exception:
     )
 
 
-def _index_axis(numbers: Any, collapsed: Sequence[int], what: str) -> int:
+def _index_axis(
+    numbers: Any, mapped: Sequence[int], collapsed: Sequence[int], what: str
+) -> int:
     """The one operand axis that a gather's or scatter's index selects."""
-    mapped = tuple(getattr(numbers, "start_index_map", ()))
-    mapped = mapped or tuple(getattr(numbers, "scatter_dims_to_operand_dims", ()))
+    mapped = tuple(mapped)
     if len(mapped) != 1 or tuple(collapsed) != mapped:
         raise _refuse(what, numbers)
     return int(mapped[0])
@@ -182,7 +183,9 @@ def _gather(params: dict, x: Value, indices: Value) -> Array:
     """`lax.gather` of one index along one axis, as `grad.gather` (JAX's
     operand/index batching dims are `take_along_axis`)."""
     x, numbers = asarray(x), params["dimension_numbers"]
-    axis = _index_axis(numbers, numbers.collapsed_slice_dims, "gather")
+    axis = _index_axis(
+        numbers, numbers.start_index_map, numbers.collapsed_slice_dims, "gather"
+    )
     index = _index(indices, "gather", numbers)
     sizes = [int(s) for s in params["slice_sizes"]]
     batching = tuple(numbers.operand_batching_dims)
@@ -191,7 +194,7 @@ def _gather(params: dict, x: Value, indices: Value) -> Array:
     mode = _mode(params)
     clamped, valid = _in_range(index, x.shape[axis], mode != "FILL_OR_DROP")
     if batching:
-        if tuple(numbers.offset_dims) or len(batching) != x.ndim - 1:
+        if numbers.offset_dims or len(batching) != x.ndim - 1 or index.ndim != x.ndim:
             raise _refuse("gather", numbers)
         paired = dict(zip(batching, numbers.start_indices_batching_dims, strict=True))
         free = next(d for d in range(index.ndim) if d not in paired.values())
@@ -228,7 +231,12 @@ def _scatter(how: str) -> Callable[..., Array]:
 
     def rule(params: dict, x: Value, indices: Value, updates: Value) -> Array:
         x, numbers = asarray(x), params["dimension_numbers"]
-        axis = _index_axis(numbers, numbers.inserted_window_dims, "scatter")
+        axis = _index_axis(
+            numbers,
+            numbers.scatter_dims_to_operand_dims,
+            numbers.inserted_window_dims,
+            "scatter",
+        )
         if tuple(numbers.operand_batching_dims):
             raise _refuse("scatter", numbers)
         index = _index(indices, "scatter", numbers)
@@ -240,10 +248,13 @@ def _scatter(how: str) -> Callable[..., Array]:
         updates = asarray(updates)
         scattered = [p for p in range(updates.ndim) if p not in windows]
         perm = windows[:axis] + scattered + windows[axis:]
+        updates = _permute(updates, perm)
+        if updates.shape != (*x.shape[:axis], *index.shape, *x.shape[axis + 1 :]):
+            raise _refuse("scatter", numbers)
         low, high = [0] * x.ndim, [1 if d == axis else 0 for d in range(x.ndim)]
         padded = lax.pad(x, low, high, [0] * x.ndim, 0) if valid is not None else x
         ref = IndexUpdateRef(padded, (*[slice(None)] * axis, clamped))
-        result = getattr(ref, how)(_permute(updates, perm))
+        result = getattr(ref, how)(updates)
         if valid is None:
             return result
         return lax.slice(result, [0] * x.ndim, list(x.shape), [1] * x.ndim)

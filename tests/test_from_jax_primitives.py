@@ -1,7 +1,7 @@
 """`gradopt.from_jax` on JAX's structured primitives (scans, sorting, dynamic
 slices, gathers and scatters, convolutions, windowed reductions, rounding,
-inverse trigonometry): value and gradient of each against float64 JAX of the
-same function. Skipped without the `jax` extra."""
+inverse trigonometry): value, gradient and forward-mode derivative of each
+against float64 JAX of the same function. Skipped without the `jax` extra."""
 
 from __future__ import annotations
 
@@ -169,6 +169,10 @@ def test_value_and_gradient_agree_with_float64_jax(name: str) -> None:
     np.testing.assert_allclose(value, want, rtol=1e-5, atol=1e-4)
     for got, expected in zip(grads, want_grads, strict=True):
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+    tangents = [f32(*shape) for shape in shapes]
+    _, tangent = gradopt.jvp(traced, tuple(args), tuple(tangents))
+    expected = sum(np.vdot(g, t) for g, t in zip(want_grads, tangents, strict=True))
+    np.testing.assert_allclose(tangent, expected, rtol=1e-4, atol=1e-4)
 
 
 def test_rounding_and_rem_at_special_values_agree_with_jax() -> None:
@@ -204,12 +208,19 @@ def test_out_of_range_gather_fills_as_jax() -> None:
     np.testing.assert_array_equal(gradopt.from_jax(f, x)(x), f(x))
 
 
-def test_other_gather_dimension_numbers_are_named() -> None:
+def test_other_gather_and_scatter_dimension_numbers_are_named_at_the_line() -> None:
     def f(x: Any) -> Any:
         return x[jnp.array([0, 1]), jnp.array([1, 2])]
 
-    with pytest.raises(GradoptError, match="'gather' with dimension numbers"):
-        gradopt.from_jax(f, f32(3, 4))(f32(3, 4))
+    def g(x: Any) -> Any:
+        return x.at[jnp.array([0, 2]), :2].set(5.0)
+
+    x = f32(3, 4)
+    for fn, what in ((f, "gather"), (g, "scatter")):
+        with pytest.raises(GradoptError, match=f"'{what}' with dimension numbers"):
+            gradopt.from_jax(fn, x)(x)
+        with pytest.raises(GradoptError, match=rf"^{__file__}:\d+:"):
+            gradopt.from_jax(fn, x)(x)
 
 
 def test_a_small_cnn_trains_with_jax_gradients() -> None:
