@@ -3,9 +3,11 @@
 `jax.make_jaxpr` gives the function's jaxpr; evaluating it on traced arrays,
 each primitive by its `gradopt.numpy` counterpart, traces the same kind of
 function as `gradopt.jit` does, so `gradopt.grad(gradopt.from_jax(f, x))`
-differentiates it with gradopt's own rules. Calls (`jit`, `pjit`,
-`closed_call`, `remat`) are inlined. A function with a custom derivative
-(`custom_jvp_call`, `custom_vjp_call`) becomes a `grad.custom` whose vjp and
+differentiates it with gradopt's own rules (those of scans, sorting, dynamic
+slices, gathers, scatters, convolutions and windowed reductions are in
+`jax_primitives`). Calls (`jit`, `pjit`, `closed_call`, `remat`) are
+inlined. A function with a custom derivative (`custom_jvp_call`,
+`custom_vjp_call`) becomes a `grad.custom` whose vjp and
 jvp functions are the jaxprs JAX makes of the user's rule (`jax.vjp` and
 `jax.jvp` of that one equation), so the rule is what gets differentiated.
 A few equations of constants are computed when traced (the padding value of
