@@ -3,9 +3,11 @@
 `jax.make_jaxpr` gives the function's jaxpr; evaluating it on traced arrays,
 each primitive by its `gradopt.numpy` counterpart, traces the same kind of
 function as `gradopt.jit` does, so `gradopt.grad(gradopt.from_jax(f, x))`
-differentiates it with gradopt's own rules. Calls (`jit`, `pjit`,
-`closed_call`, `remat`) are inlined. A function with a custom derivative
-(`custom_jvp_call`, `custom_vjp_call`) becomes a `grad.custom` whose vjp and
+differentiates it with gradopt's own rules (those of scans, sorting, dynamic
+slices, gathers, scatters, convolutions and windowed reductions are in
+`jax_primitives`). Calls (`jit`, `pjit`, `closed_call`, `remat`) are
+inlined. A function with a custom derivative (`custom_jvp_call`,
+`custom_vjp_call`) becomes a `grad.custom` whose vjp and
 jvp functions are the jaxprs JAX makes of the user's rule (`jax.vjp` and
 `jax.jvp` of that one equation), so the rule is what gets differentiated.
 A few equations of constants are computed when traced (the padding value of
@@ -26,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from gradopt.dialect.ops import IDivOp, ModOp
-from gradopt.frontend import lax
+from gradopt.frontend import jax_primitives, lax
 from gradopt.frontend import nn as gnn
 from gradopt.frontend import numpy as gnp
 from gradopt.frontend.array import FLOAT32, Array, canonical_dtype, emit, is_scalar
@@ -56,9 +58,10 @@ def _div(params: dict, a: Value, b: Value) -> Array:
 
 
 def _rem(params: dict, a: Value, b: Value) -> Array:
+    """`lax.rem`: C's `fmod` for floats, truncated remainder for ints."""
     a, b = operands(a, b)
     if a.dtype == FLOAT32:
-        raise error("from_jax: 'rem' of float32 values has no gradopt counterpart")
+        return gnp.fmod(a, b)
     return emit(ModOp(a.value, b.value))
 
 
@@ -186,18 +189,6 @@ def _rev(params: dict, x: Value) -> Array:
     return lax.rev(asarray(x), dims) if dims else asarray(x)
 
 
-def _iota(params: dict) -> np.ndarray:
-    dtype, shape, dim = (
-        canonical_dtype(params["dtype"]),
-        params["shape"],
-        params["dimension"],
-    )
-    index = np.arange(shape[dim], dtype=dtype).reshape(
-        [-1 if i == dim else 1 for i in range(len(shape))]
-    )
-    return np.broadcast_to(index, shape).copy()
-
-
 def _erfc(x: Value) -> Array:
     return gnp.subtract(1.0, gnp.erf(x))
 
@@ -267,7 +258,7 @@ RULES: dict[str, Rule] = {
     "concatenate": _concatenate,
     "split": _split,
     "rev": _rev,
-    "iota": _iota,
+    **jax_primitives.RULES,
 }
 IDENTITIES = (
     "copy",
