@@ -79,8 +79,10 @@ def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[Gate]:
     gate.open()  # a test that failed early leaves no thread waiting
 
 
-def step(program: Program, w: np.ndarray, **options: object) -> gradopt.RunResult:
-    return program.run([w], [X], backend="auto", **options)  # type: ignore[arg-type]
+def step(
+    program: Program, w: np.ndarray, deterministic: bool | None = None
+) -> gradopt.RunResult:
+    return program.run([w], [X], backend="auto", deterministic=deterministic)
 
 
 @needs_iree
@@ -180,15 +182,12 @@ def test_deterministic_stays_on_the_interpreter_and_compiles_nothing(
     gate.open()
     monkeypatch.setattr(iree, "load", gate)
     monkeypatch.setattr(iree, "installed", lambda: True)
-    options: dict[str, object] = {}
-    if how == "argument":
-        options["deterministic"] = True
-    else:
+    if how == "environment":
         monkeypatch.setenv("GRADOPT_DETERMINISTIC", "1")
     program = Program(PROGRAM)
     expected = program.run([W], [X], deterministic=True)
     for _ in range(3):
-        result = step(program, W, **options)
+        result = step(program, W, True if how == "argument" else None)
         assert result.backend == "numpy"
         assert result["w"].tobytes() == expected["w"].tobytes()
     assert gate.calls == 0
