@@ -321,12 +321,12 @@ class Program:
         arrays (a training loop keeps its weights in them between calls).
 
         `backend="auto"` runs on the interpreter while IREE compiles the
-        program on a background thread (started by the first such run), and
-        on IREE from the first run after the compiled module is there (see
-        `ready`); without IREE, or if it fails to compile the program (a
-        `CompileWarning`, once), it stays on the interpreter. The bits can
-        change at the switch (IREE's sums may add in another order); the
-        result's `backend` says which one answered.
+        program on a background thread (started once the first such run has
+        answered), and on IREE from the first run after the compiled module
+        is there (see `ready`); without IREE, or if IREE fails to compile
+        the program (a `CompileWarning`, once), it stays on the interpreter.
+        The bits can change at the switch (IREE's sums may add in another
+        order); the result's `backend` says which one answered.
 
         `deterministic` (default: the `GRADOPT_DETERMINISTIC` environment
         variable) runs NumPy's BLAS on one thread during the run, so that
@@ -341,12 +341,14 @@ class Program:
         _check_flag("in_place", in_place, "True or False")
         known = self.entry(entry)
         signature = known.signature
+        compile_after = False
         if backend == "auto":
             if deterministic is None:
                 deterministic = self._deterministic_from_environment()
-            if not deterministic:
-                self._background.start()
-            iree = not deterministic and self._background.compiled()
+            # started once the interpreter has answered, so that the first
+            # call does not share the GIL with the lowering
+            compile_after = not deterministic
+            iree = compile_after and self._background.compiled()
         else:
             iree = backend == "iree"
         if in_place:
@@ -404,6 +406,8 @@ class Program:
             raise self.error(
                 self.filename, f"the results of @{entry} do not fit in memory"
             ) from None
+        if compile_after:
+            self._background.start()
         return _result(signature, results, slot_values)
 
     @cached_property
