@@ -5,7 +5,9 @@ Usage: python bench/auto_backend.py [--repeats N] [--shapes B,I,H,C]...
 For each step (default: the large one, batch 256, 784 -> 512 -> 10, and the
 small one, batch 64, 64 -> 32 -> 10, of `interpreter_speed.py`), in one
 process, each backend on a `Program` of its own, prepared beforehand, and with
-an empty IREE cache of its own (so that "iree" and "auto" really compile):
+an empty IREE cache of its own (so that "iree" and "auto" really compile),
+"numpy" first, then "auto" until it switches, then "iree" (whose runtime
+threads are then not yet there during the first calls of the others):
 
 - first call: the time of the first `Program.run` (for "iree", the compile
   included; for "auto", the interpreter's run and starting the compile);
@@ -67,15 +69,13 @@ def bench(shapes: tuple[int, int, int, int], repeats: int) -> None:
     slots = mlp_data(*shapes)
     programs = {b: Program(mlp_program(*shapes), str(EXAMPLE)) for b in BACKENDS}
     with tempfile.TemporaryDirectory() as root:
-        firsts = {}
-        for backend in ("numpy", "iree"):
-            firsts[backend] = first_call(
-                programs[backend], backend, os.path.join(root, backend), slots
-            )
+        firsts = {"numpy": first_call(programs["numpy"], "numpy", root, slots)}
         started = time.perf_counter()
         auto = programs["auto"]
         firsts["auto"] = first_call(auto, "auto", os.path.join(root, "a"), slots)
         switch, calls, during = until_switch(auto, started, slots)
+        iree = os.path.join(root, "i")
+        firsts["iree"] = first_call(programs["iree"], "iree", iree, slots)
     steady: dict[str, list[float]] = {b: [] for b in BACKENDS}
     for _ in range(repeats):
         for backend, program in programs.items():
