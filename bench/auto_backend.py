@@ -17,7 +17,9 @@ threads are then not yet there during the first calls of the others):
 - while compiling: for "auto", the median of those calls (the compile
   competes with them for the cores, and lowering the program for the GIL);
 - steady: the median of `--repeats` calls once every backend is warm, the
-  sides called in turn.
+  sides called in turn;
+- then the first call of "numpy" and "auto" again on `--firsts` fresh
+  `Program`s each, in turn, medians (the first calls above are one each).
 """
 
 from __future__ import annotations
@@ -65,7 +67,23 @@ def until_switch(
         times.append(time.perf_counter() - begun)
 
 
-def bench(shapes: tuple[int, int, int, int], repeats: int) -> None:
+def fresh_firsts(
+    text: str, slots: list[np.ndarray], count: int, cache: str
+) -> dict[str, float]:
+    """The median first call of "numpy" and of "auto" on `count` fresh
+    `Program`s each, in turn; each "auto" program's compile (a hit in the
+    cache `cache`, after the first) is waited for before the next."""
+    times: dict[str, list[float]] = {"numpy": [], "auto": []}
+    for _ in range(count):
+        for backend, spent in times.items():
+            program = Program(text, str(EXAMPLE))
+            spent.append(first_call(program, backend, cache, slots))
+            if backend == "auto":
+                program.ready()
+    return {backend: statistics.median(spent) for backend, spent in times.items()}
+
+
+def bench(shapes: tuple[int, int, int, int], repeats: int, firsts_count: int) -> None:
     slots = mlp_data(*shapes)
     programs = {b: Program(mlp_program(*shapes), str(EXAMPLE)) for b in BACKENDS}
     with tempfile.TemporaryDirectory() as root:
@@ -76,6 +94,7 @@ def bench(shapes: tuple[int, int, int, int], repeats: int) -> None:
         switch, calls, during = until_switch(auto, started, slots)
         iree = os.path.join(root, "i")
         firsts["iree"] = first_call(programs["iree"], "iree", iree, slots)
+        fresh = fresh_firsts(mlp_program(*shapes), slots, firsts_count, root)
     steady: dict[str, list[float]] = {b: [] for b in BACKENDS}
     for _ in range(repeats):
         for backend, program in programs.items():
@@ -97,11 +116,16 @@ def bench(shapes: tuple[int, int, int, int], repeats: int) -> None:
             f"| {f'{statistics.median(during) * 1e3:.2f}' if auto and during else ''} "
             f"| {statistics.median(steady[backend]) * 1e3:.3f} |"
         )
+    print(
+        f"first call on {firsts_count} fresh programs, medians: "
+        + ", ".join(f"{b} {t * 1e3:.1f} ms" for b, t in fresh.items())
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=21)
+    parser.add_argument("--firsts", type=int, default=5)
     parser.add_argument(
         "--shapes", action="append", help="B,I,H,C (default: large and small)"
     )
@@ -109,7 +133,7 @@ def main() -> None:
     describe_machine()
     for shapes in options.shapes or ["256,784,512,10", "64,64,32,10"]:
         batch, inputs, hidden, classes = (int(s) for s in shapes.split(","))
-        bench((batch, inputs, hidden, classes), options.repeats)
+        bench((batch, inputs, hidden, classes), options.repeats, options.firsts)
 
 
 if __name__ == "__main__":
