@@ -452,11 +452,12 @@ class Program:
         return True
 
     def ready(self, timeout: float | None = None) -> bool:
-        """Whether `backend="auto"` now runs on IREE: waits up to `timeout`
-        seconds (None: as long as it takes) for IREE's compile, starting it
-        in the background if no run has (`ready(0)` only starts it). False
-        without IREE, when the compile failed (a `CompileWarning`, once), or
-        when the time ran out."""
+        """Whether `backend="auto"` now runs on IREE (unless deterministic,
+        which keeps it on the interpreter): waits up to `timeout` seconds
+        (None: as long as it takes) for IREE's compile, starting it in the
+        background if no run has (`ready(0)` only starts it). False without
+        IREE, when the compile failed (a `CompileWarning`, once), or when
+        the time ran out."""
         self._background.start()
         return self._background.compiled(timeout)
 
