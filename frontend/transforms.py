@@ -52,7 +52,7 @@ from gradopt.frontend.trace import (
 )
 from gradopt.frontend.tree import TreeDef, flatten, tree_map
 from gradopt.frontend.ufuncs import add
-from gradopt.runtime.program import BACKENDS, GradoptError, Program
+from gradopt.runtime.program import RUN_BACKENDS, GradoptError, Program
 from gradopt.support import environment
 from gradopt.support.caches import BoundedCache, module_bytes
 
@@ -94,8 +94,8 @@ class Traced:
         backend: str = "numpy",
         static_argnums: Sequence[int] = (),
     ) -> None:
-        if backend not in BACKENDS:
-            raise error(f"unknown backend {backend!r}: expected numpy or iree")
+        if backend not in RUN_BACKENDS:
+            raise error(f"unknown backend {backend!r}: expected numpy, iree or auto")
         self.body, self.name, self.backend = body, name, backend
         self.static_argnums = tuple(static_argnums)
         self.cache: BoundedCache[object, Compiled] = BoundedCache()
@@ -234,7 +234,9 @@ def jit(
     static_argnums: int | Sequence[int] = (),
 ) -> Traced:
     """`fun` traced once per input signature and run as a gradopt program
-    (`backend` "numpy": the interpreter, or "iree")."""
+    (`backend` "numpy": the interpreter, "iree", or "auto": the interpreter
+    until IREE has compiled the signature's program in the background, see
+    `Program.run`; `f.compile(args, {}).program.ready()` waits for it)."""
     statics = (static_argnums,) if isinstance(static_argnums, int) else static_argnums
     if isinstance(fun, Traced):
         return Traced(fun.body, fun.name, backend, statics)

@@ -102,6 +102,16 @@ def _import(name: str) -> ModuleType:
         raise BackendError(INSTALL_HINT) from None
 
 
+def installed() -> bool:
+    """Whether IREE's compiler and runtime can be imported (imports them)."""
+    try:
+        _import("iree.compiler")
+        _import("iree.runtime")
+    except BackendError:
+        return False
+    return True
+
+
 def lower(module: ModuleOp) -> str:
     """The text of `module` (with its gradients expanded) lowered to upstream
     dialects. The module itself is left as it was."""

@@ -34,6 +34,7 @@ from gradopt.dialect.hints import MISSING_OPS
 from gradopt.dialect.types import Value, dtype_of, is_i1, is_value_type, layout_of
 from gradopt.dialect.verifier import verify_module
 from gradopt.interpreter import Interpreter
+from gradopt.runtime.background import BackgroundCompile
 from gradopt.runtime.buffers import aligned_copy, importable
 from gradopt.runtime.threads import blas_threads_for, largest_product
 from gradopt.support import determinism, environment
@@ -52,6 +53,11 @@ if TYPE_CHECKING:
 
 BACKENDS = ("numpy", "iree")
 """Where `run` runs a program: gradopt's NumPy interpreter, or IREE."""
+
+RUN_BACKENDS = (*BACKENDS, "auto")
+"""What `Program.run`, `run` and `jit` take: a backend, or `auto` (the
+interpreter until IREE has compiled the program in the background, then
+IREE), which a one-shot `grad-run` has no use for."""
 
 Inputs = (
     Sequence[object]
@@ -149,6 +155,9 @@ class RunResult:
     results: list[np.ndarray]
     slots: list[np.ndarray]
     named: Mapping[str, np.ndarray] = field(default_factory=dict)
+    backend: str = "numpy"
+    """The backend that ran the program ("numpy" or "iree"): with
+    `backend="auto"`, which one answered this call."""
 
     def __getitem__(self, name: str) -> np.ndarray:
         """The slot or result the IR names `name` (without its `%`)."""
@@ -178,6 +187,7 @@ class Program:
         self.source = SourceText()
         self.iree_module: IreeModule | None = None
         self._iree_lock = threading.Lock()
+        self._background = BackgroundCompile(self._compile_if_installed)
         self._entries: dict[str, _Entry] = {}
         try:
             if isinstance(program, str):
@@ -310,21 +320,37 @@ class Program:
         shape, the run updates it in place, and the result's slots are those
         arrays (a training loop keeps its weights in them between calls).
 
+        `backend="auto"` runs on the interpreter while IREE compiles the
+        program on a background thread (started once the first such run has
+        answered), and on IREE from the first run after the compiled module
+        is there (see `ready`); without IREE, or if IREE fails to compile
+        the program (a `CompileWarning`, once), it stays on the interpreter.
+        The bits can change at the switch (IREE's sums may add in another
+        order); the result's `backend` says which one answered.
+
         `deterministic` (default: the `GRADOPT_DETERMINISTIC` environment
         variable) runs NumPy's BLAS on one thread during the run, so that
         the bits of `dot` do not depend on the machine's thread count (see
-        `gradopt.support.determinism`); it changes nothing on IREE. Without
-        it, the threads depend on the program's largest product
+        `gradopt.support.determinism`); it changes nothing on IREE, and
+        keeps "auto" on the interpreter, compiling nothing. Without it, the
+        threads depend on the program's largest product
         (`gradopt.runtime.threads`)."""
-        if backend not in BACKENDS:
-            raise self.error(
-                backend, f"unknown backend: expected {' or '.join(BACKENDS)}"
-            )
+        if backend not in RUN_BACKENDS:
+            raise self.error(backend, "unknown backend: expected numpy, iree or auto")
         _check_flag("deterministic", deterministic, "True, False or None")
         _check_flag("in_place", in_place, "True or False")
         known = self.entry(entry)
         signature = known.signature
-        iree = backend == "iree"
+        compile_after = False
+        if backend == "auto":
+            if deterministic is None:
+                deterministic = self._deterministic_from_environment()
+            # started once the interpreter has answered, so that the first
+            # call does not share the GIL with the lowering
+            compile_after = not deterministic
+            iree = compile_after and self._background.compiled()
+        else:
+            iree = backend == "iree"
         if in_place:
             slot_values = self.in_place_slots(known, slots)
         else:
@@ -355,11 +381,11 @@ class Program:
                 )
             ]
             if not in_place:
-                return _result(signature, results, values[count:])
+                return _result(signature, results, values[count:], "iree")
             # IREE returns new arrays: written through to the caller's
             for slot, final in zip(slot_values, values[count:], strict=True):
                 np.copyto(slot, final)
-            return _result(signature, results, slot_values)
+            return _result(signature, results, slot_values, "iree")
         try:
             if deterministic is None:
                 deterministic = determinism.from_environment()
@@ -380,6 +406,8 @@ class Program:
             raise self.error(
                 self.filename, f"the results of @{entry} do not fit in memory"
             ) from None
+        if compile_after:
+            self._background.start()
         return _result(signature, results, slot_values)
 
     @cached_property
@@ -391,17 +419,53 @@ class Program:
     def run_compiled(self, entry: str, arguments: list[np.ndarray]) -> list[np.ndarray]:
         """The results and final slots of `entry` run by IREE; the program is
         compiled on the first call (imported lazily: IREE is optional)."""
+        from gradopt.runtime.iree import BackendError
+
+        module = self.iree_module or self.compile_iree()
+        try:
+            return module.call(entry, arguments)
+        except BackendError as error:
+            raise self.error(self.filename, str(error)) from None
+
+    def compile_iree(self) -> IreeModule:
+        """The program compiled by IREE: once, whichever threads ask (a
+        compile under way in the background is waited for)."""
         from gradopt.runtime.iree import BackendError, load
 
         try:
-            with self._iree_lock:  # compiled once, also when run from threads
+            with self._iree_lock:
                 if self.iree_module is None:
                     self.iree_module = load(self.module)
-            return self.iree_module.call(entry, arguments)
+                return self.iree_module
         except OpError as error:
             raise self.located(error) from None
         except BackendError as error:
             raise self.error(self.filename, str(error)) from None
+
+    def _compile_if_installed(self) -> bool:
+        """`compile_iree` for the background compile: False without IREE."""
+        from gradopt.runtime.iree import installed
+
+        if not installed():
+            return False
+        self.compile_iree()
+        return True
+
+    def ready(self, timeout: float | None = None) -> bool:
+        """Whether `backend="auto"` now runs on IREE (unless deterministic,
+        which keeps it on the interpreter): waits up to `timeout` seconds
+        (None: as long as it takes) for IREE's compile, starting it in the
+        background if no run has (`ready(0)` only starts it). False without
+        IREE, when the compile failed (a `CompileWarning`, once), or when
+        the time ran out."""
+        self._background.start()
+        return self._background.compiled(timeout)
+
+    def _deterministic_from_environment(self) -> bool:
+        try:
+            return determinism.from_environment()
+        except determinism.DeterminismError as error:
+            raise self.error("deterministic", str(error)) from None
 
     def inputs(
         self,
@@ -618,12 +682,15 @@ def input_mismatch(type: MemRefType | Value, array: np.ndarray) -> str | None:
 
 
 def _result(
-    signature: Signature, results: list[np.ndarray], slots: list[np.ndarray]
+    signature: Signature,
+    results: list[np.ndarray],
+    slots: list[np.ndarray],
+    backend: str = "numpy",
 ) -> RunResult:
     """`results` and `slots` with the names of `signature` (see `RunResult`)."""
     named = {name: slots[i] for name, i in signature.named_slots}
     named.update((name, results[i]) for name, i in signature.named_results)
-    return RunResult(results, slots, named)
+    return RunResult(results, slots, named, backend)
 
 
 MAX_BYTES = 1 << 62
@@ -684,8 +751,9 @@ def run(
     as `numpy.asarray(value, dtype)` converts it (float32, int32 or bool) and
     must have exactly the declared shape; any not given starts as zeros. The
     inputs are copied, never changed (unless `in_place`: see `Program.run`).
-    `backend` is `numpy` (the interpreter) or `iree` (needs the `iree`
-    extra); `deterministic` see `Program.run`.
+    `backend` is `numpy` (the interpreter), `iree` (needs the `iree` extra)
+    or `auto` (the interpreter until IREE has compiled the program in the
+    background); `deterministic` see `Program.run`.
 
     A program given as text is prepared once: the last `RUN_CACHE_SIZE`
     prepared programs (`GRADOPT_RUN_CACHE`, 32 by default; 0 turns the cache

@@ -968,7 +968,9 @@ def test_missing_iree_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_unknown_backend() -> None:
-    with pytest.raises(GradoptError, match="unknown backend: expected numpy or iree"):
+    with pytest.raises(
+        GradoptError, match="unknown backend: expected numpy, iree or auto"
+    ):
         run(CUBIC.read_text(), backend="tpu")
 
 
