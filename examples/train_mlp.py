@@ -75,6 +75,35 @@ def accuracy(params: Any, x: Any, labels: Any) -> Any:
     return gnp.mean(gnp.argmax(predict(params, x), axis=-1) == labels)
 
 
+def export(
+    folder: str,
+    x: np.ndarray,
+    labels: np.ndarray,
+    train: np.ndarray,
+    test: np.ndarray,
+    params: Params,
+) -> None:
+    """The inputs of examples/train_loop.mlir: the training examples in their
+    shuffled order, as many as fill batches of 64 (1408), the first 360 test
+    examples, labels one-hot, and the initial weights."""
+    from pathlib import Path
+
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    one_hot = np.eye(10, dtype=np.float32)
+    kept_train, kept_test = train[:1408], test[:360]
+    arrays = {
+        "x_train": x[kept_train],
+        "y_train": one_hot[labels[kept_train]],
+        "x_test": x[kept_test],
+        "y_test": one_hot[labels[kept_test]],
+        **params,
+    }
+    for name, array in arrays.items():
+        np.save(out / f"{name}.npy", np.ascontiguousarray(array, np.float32))
+    print(f"wrote {', '.join(arrays)} into {out}")
+
+
 def main(argv: list[str] | None = None) -> float:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -84,6 +113,12 @@ def main(argv: list[str] | None = None) -> float:
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--hidden", type=int, default=64)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--export",
+        metavar="DIR",
+        help="write the data and the initial weights for examples/train_loop.mlir "
+        "as .npy files into DIR, and stop",
+    )
     args = parser.parse_args(argv)
 
     x, labels, name = load(args.data, args.seed)
@@ -91,6 +126,9 @@ def main(argv: list[str] | None = None) -> float:
     split = len(x) * 4 // 5
     train, test = order[:split], order[split:]
     params = init([x.shape[1], args.hidden, 10], args.seed)
+    if args.export:
+        export(args.export, x, labels, train, test, params)
+        return 0.0
     optimizer = optim.adam(3e-3)
     state = optimizer.init(params)
     step = gradopt.jit(gradopt.value_and_grad(loss))  # traced once: one batch shape

@@ -325,3 +325,58 @@ def test_bench_gradient_size(models: ModuleType) -> None:
         forward, after = models.gradient_size(text)
         assert forward == forward_ops
         assert after > forward
+
+
+TRAIN_LOOP = ROOT / "examples" / "train_loop.mlir"
+
+
+def _sgd_reference(arrays: dict[str, np.ndarray], epochs: int) -> tuple[float, float]:
+    """examples/train_loop.mlir in float64 NumPy, with the softmax
+    cross-entropy's gradient written by hand: the last batch's loss and the
+    test accuracy."""
+    w = {k: arrays[k].astype(np.float64) for k in ("w0", "b0", "w1", "b1")}
+    x, y = arrays["x_train"].astype(np.float64), arrays["y_train"]
+    loss = 0.0
+    for _ in range(epochs):
+        for k in range(22):
+            xb, yb = x[k * 64 : (k + 1) * 64], y[k * 64 : (k + 1) * 64]
+            pre = xb @ w["w0"] + w["b0"]
+            hidden = np.maximum(pre, 0)
+            z = hidden @ w["w1"] + w["b1"]
+            s = z - z.max(axis=1, keepdims=True)
+            logp = s - np.log(np.exp(s).sum(axis=1, keepdims=True))
+            loss = float(-(yb * logp).sum() / 64)
+            dz = (np.exp(logp) - yb) / 64
+            dhidden = dz @ w["w1"].T * (pre > 0)
+            grads = {
+                "w1": hidden.T @ dz,
+                "b1": dz.sum(0),
+                "w0": xb.T @ dhidden,
+                "b0": dhidden.sum(0),
+            }
+            w = {k: w[k] - 0.1 * grads[k] for k in w}
+    hidden = np.maximum(arrays["x_test"] @ w["w0"] + w["b0"], 0)
+    z = hidden @ w["w1"] + w["b1"]
+    right = z.argmax(axis=1) == arrays["y_test"].argmax(axis=1)
+    return loss, float(right.mean())
+
+
+def test_training_loop_in_ir_matches_sgd_in_numpy(tmp_path: Path) -> None:
+    """examples/train_loop.mlir on the Python example's exported synthetic
+    data: two epochs of 22 SGD steps, each gradient taken in the loop body
+    through a call, against the same SGD in float64."""
+    spec = importlib.util.spec_from_file_location(
+        "train_mlp", ROOT / "examples" / "train_mlp.py"
+    )
+    assert spec is not None and spec.loader is not None
+    train_mlp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(train_mlp)
+    train_mlp.main(["--data", "synthetic", "--export", str(tmp_path)])
+    names = ["x_train", "y_train", "x_test", "y_test", "w0", "b0", "w1", "b1"]
+    arrays = {n: np.load(tmp_path / f"{n}.npy") for n in names}
+    args = [arrays[n] for n in names] + [np.int32(2)]
+    loss, accuracy = gradopt.run(TRAIN_LOOP.read_text(), args=args).results
+    want_loss, want_accuracy = _sgd_reference(arrays, 2)
+    assert abs(float(loss) - want_loss) <= 1e-3 * max(1.0, want_loss)
+    assert float(accuracy) == pytest.approx(want_accuracy, abs=1 / 360)
+    assert want_accuracy > 0.9
