@@ -17,7 +17,12 @@ from xdsl.dialects.scf import ForOp, WhileOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.traits import ConstantLike, SymbolTable, is_side_effect_free
 
-from gradopt.autodiff.registry import RegionDerivative, derivative_of, why_no_rule
+from gradopt.autodiff.registry import (
+    Derivative,
+    RegionDerivative,
+    derivative_of,
+    why_no_rule,
+)
 from gradopt.autodiff.upstream import is_dynamic, is_f32_value
 from gradopt.dialect.differentiation import DifferentiationOp, JvpOp
 from gradopt.dialect.errors import OpError
@@ -44,13 +49,19 @@ def has_joint_rule(op: Operation) -> bool:
 
 def inputs_of(value: SSAValue) -> Sequence[SSAValue]:
     """What the walks take `value` to depend on: its op's operands, and the
-    values captured by the regions of an op with a joint rule."""
+    values captured by the regions of an op with a joint rule or with rules
+    that take them (`Derivative.captures`)."""
     if not isinstance(value, OpResult):
         return ()
     op = value.op
-    if op.regions and has_joint_rule(op):
+    if op.regions and (has_joint_rule(op) or _takes_captured(op)):
         return [*op.operands, *captured(op)]
     return op.operands
+
+
+def _takes_captured(op: Operation) -> bool:
+    derivative = derivative_of(op)
+    return isinstance(derivative, Derivative) and derivative.captures
 
 
 def post_order(root: SSAValue, inputs: Inputs = operands_of) -> list[SSAValue]:
@@ -402,7 +413,7 @@ def _find_rule_less_op(
             inside = [
                 v for v in inputs(value) if v in reached and v not in node.operands
             ]
-            if inside:
+            if inside and not derivative.captures:
                 raise _read_inside_error(op, node, inside[0])
             continue
         stores = []

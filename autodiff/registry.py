@@ -70,6 +70,10 @@ class Derivative:
     refuses: Callable[[Operation, bool], str | None] | None = None
     """Why a given op has no rule in one mode (forward: True), if it lacks
     one (a `grad.custom` without its vjp or jvp function); None: it has both."""
+    captures: bool = False
+    """Whether the rules also take the values the op's regions read from
+    outside (after its operands, in order of first use: a gather inside a
+    `linalg.generic` body); otherwise such a value on the path is an error."""
 
     def __post_init__(self) -> None:
         has_rules = self.reverse is not None and self.tangent is not None

@@ -170,7 +170,7 @@ def backward_walk_from(
                 rule = _reverse_rule(e, value.op)
                 e.result = value
                 for operand, share in zip(
-                    value.op.operands, rule(e, value.op, g), strict=True
+                    inputs_of(value), rule(e, value.op, g), strict=True
                 ):
                     if share is not None and operand in path:
                         received[operand].append(share())
@@ -249,7 +249,7 @@ def forward_walk_from(
                     tangents[result] = t
             continue
         rule = _tangent_rule(e, node)
-        tangents[value] = rule(e, node, [tangents.get(o) for o in node.operands])
+        tangents[value] = rule(e, node, [tangents.get(i) for i in inputs_of(value)])
     return [tangents.get(o) for o in outputs]
 
 

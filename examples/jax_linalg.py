@@ -65,9 +65,9 @@ def reference(args: list[np.ndarray]) -> list[np.ndarray]:
     """`jax.grad` of the loss with respect to w1, b1, w2, in float64."""
     import jax
 
-    jax.config.update("jax_enable_x64", True)
     wide = [np.asarray(a, np.float64) for a in args]
-    return [np.asarray(g) for g in jax.grad(loss_fn, argnums=(0, 1, 2))(*wide)]
+    with jax.enable_x64(True):
+        return [np.asarray(g) for g in jax.grad(loss_fn, argnums=(0, 1, 2))(*wide)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,6 +12,7 @@ import json
 import math
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -155,10 +156,13 @@ def test_ode_primal() -> None:
 
 
 @pytest.fixture(scope="module")
-def jax() -> Any:
+def jax() -> Iterator[Any]:
+    """JAX in float64 for this module's tests, and as it was after them."""
     jax = pytest.importorskip("jax")
+    before = jax.config.jax_enable_x64
     jax.config.update("jax_enable_x64", True)
-    return jax
+    yield jax
+    jax.config.update("jax_enable_x64", before)
 
 
 def test_ode_gradient(jax: Any) -> None:

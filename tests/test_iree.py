@@ -51,6 +51,7 @@ from inventory import (
     names,
 )
 from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
+from xdsl.ir import Attribute
 from xdsl.parser import Parser
 from xdsl.pattern_rewriter import PatternRewriteWalker
 
@@ -120,13 +121,15 @@ def assert_agree(expected: np.ndarray, actual: np.ndarray, exact: bool) -> None:
 
 
 def random_inputs(
-    types: tuple[MemRefType | TensorType, ...], rng: np.random.Generator
+    types: tuple[Attribute, ...], rng: np.random.Generator
 ) -> list[np.ndarray]:
-    """Normal floats, i32 in 1..9 (valid divisors and shifts), random i1."""
+    """Normal floats, i32 in 1..9 (valid divisors and shifts, trip counts),
+    random i1; scalars (an `f32` or `i32` argument) as 0-d arrays."""
     arrays = []
     for type in types:
-        shape = tuple(type.get_shape())
-        element = str(type.get_element_type())
+        shaped = isinstance(type, MemRefType | TensorType)
+        shape = tuple(type.get_shape()) if shaped else ()
+        element = str(type.get_element_type() if shaped else type)
         if element == "f32":
             arrays.append(rng.standard_normal(shape).astype(np.float32))
         elif element == "i32":

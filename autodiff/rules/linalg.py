@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import product
 
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import Float32Type, TensorType, f32
+from xdsl.dialects import arith, scf, tensor
+from xdsl.dialects.builtin import Float32Type, IndexType, TensorType, f32, i64
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import BroadcastOp, FillOp, ReduceOp, YieldOp
@@ -42,11 +42,14 @@ from xdsl.ir.affine import (
 )
 
 from gradopt.autodiff.emitter import Emitter
-from gradopt.autodiff.paths import post_order
+from gradopt.autodiff.paths import captured, post_order
 from gradopt.autodiff.registry import Derivative, Tangent, register_derivative
+from gradopt.autodiff.upstream import is_f32_value
 from gradopt.autodiff.walks import backward_walk, forward_walk
 from gradopt.dialect.upstream.linalg import MapOp
 from gradopt.dialect.upstream.tensor import ExpandShapeOp
+
+INDEX = IndexType()
 
 EXTREMA: dict[type[Operation], str] = {
     arith.MaximumfOp: "ogt",
@@ -333,8 +336,26 @@ def _no_rule(op: Operation) -> str | None:
                 f"operand {k} is read through {map}, neither a projected "
                 "permutation nor a window"
             )
+    for value in captured(op):
+        if not (isinstance(value.type, TensorType) and is_f32_value(value.type)):
+            continue
+        for use in value.uses:
+            reader = use.operation
+            if op.is_ancestor(reader) and not (
+                isinstance(reader, tensor.ExtractOp) and use.index == 0
+            ):
+                return (
+                    f"its body reads a tensor from outside by '{reader.name}' "
+                    "(only 'tensor.extract' is differentiated)"
+                )
     forms = _forms(s)
     return forms if isinstance(forms, str) else None
+
+
+def _reads_outside(op: Operation) -> bool:
+    """Whether the body reads an f32 value from outside the op: then its
+    rules take the values its regions capture too (`Derivative.captures`)."""
+    return any(is_f32_value(v.type) for v in captured(op))
 
 
 @dataclass
@@ -444,34 +465,48 @@ def _extremum_scales(e: Emitter, s: _View, j: int, form: _Form) -> SSAValue:
     return e.divf(1.0, count)
 
 
+Target = Callable[["_Body", Sequence[BlockArgument]], SSAValue]
+"""The value of the rebuilt body whose element share a generic computes: an
+operand's block argument, an outer value the body reads, an extract's result."""
+
+
+def _seeded(
+    b: Emitter, s: _View, form: _Form, args: Sequence[BlockArgument]
+) -> tuple[_Body, SSAValue, SSAValue]:
+    """The body rebuilt in a share's generic, the value result j comes from,
+    and its element gradient (`args` after the operands: g_j, and for a
+    max/min reduction 1/count and the result)."""
+    n = len(s.operands)
+    rebuilt = _Body(s, b, args)
+    root, seed = rebuilt[form.value], args[n]
+    if form.kind == "extremum":
+        hit = b.cmpf("oeq", root, args[n + 2])
+        seed = b.mulf(b.select(hit, args[n], 0.0), args[n + 1])
+    return rebuilt, root, seed
+
+
 def _body_share(
     e: Emitter,
     s: _View,
     form: _Form,
     j: int,
-    k: int,
+    target: Target,
     extra: Sequence[SSAValue],
     written: AffineMap,
     out: TensorType,
 ) -> SSAValue:
     """The generic that walks the rebuilt body backward from result j's
     element gradient (`extra`: g_j, and for a max/min reduction 1/count and
-    the result) to operand k, writing through `written`."""
-    n = len(s.operands)
+    the result) to `target`, writing through `written`."""
     out_map = s.maps[len(s.inputs) + j]
     full = len(written.results) == written.num_dims
 
     def body(b: Emitter, args: Sequence[BlockArgument]) -> list[SSAValue]:
-        rebuilt = _Body(s, b, args)
-        root, seed = rebuilt[form.value], args[n]
-        if form.kind == "extremum":
-            hit = b.cmpf("oeq", root, args[n + 2])
-            seed = b.mulf(b.select(hit, args[n], 0.0), args[n + 1])
-        target = args[k]
-        grads = backward_walk(b, root, lambda: seed, [target])
-        share = grads.get(target)
+        rebuilt, root, seed = _seeded(b, s, form, args)
+        goal = target(rebuilt, args)
+        share = backward_walk(b, root, lambda: seed, [goal]).get(goal)
         if share is None:
-            share = b.fzeros(target)
+            share = b.fzeros(goal)
         return [share] if full else [b.addf(args[-1], share)]
 
     (share,) = e.generic(
@@ -482,6 +517,81 @@ def _body_share(
         body,
     )
     return share
+
+
+def _gathered_share(
+    e: Emitter, s: _View, form: _Form, j: int, extra: Sequence[SSAValue], t: SSAValue
+) -> SSAValue:
+    """The share to a tensor `t` on the path that the body reads by
+    `tensor.extract` at computed indices (a gather): per extract, one generic
+    over the iteration space gives each iteration's element gradient and
+    indices, and a loop nest adds the elements into `+0.0` zeros of t's type
+    at those indices, iterations in row-major order."""
+    ranges = _ranges(s)
+    rank = len(ranges)
+    out_map = s.maps[len(s.inputs) + j]
+    total = e.fzeros(t)
+    for read in [o for o in s.block.walk() if isinstance(o, tensor.ExtractOp)]:
+        if read.tensor is not t:
+            continue
+
+        def body(b: Emitter, args: Sequence[BlockArgument]) -> list[SSAValue]:
+            rebuilt, root, seed = _seeded(b, s, form, args)
+            goal = rebuilt[read.result]  # noqa: B023 (called before the next read)
+            share = backward_walk(b, root, lambda: seed, [goal]).get(goal)
+            at = [
+                b.insert(arith.IndexCastOp(rebuilt[i], i64))
+                for i in read.indices  # noqa: B023
+            ]
+            return [share if share is not None else b.fzeros(goal), *at]
+
+        outputs = [
+            e.empty(TensorType(f32, ranges)),
+            *(e.empty(TensorType(i64, ranges)) for _ in read.indices),
+        ]
+        identity = AffineMap.identity(rank)
+        values, *where = e.generic(
+            [*s.operands, *extra],
+            outputs,
+            [*s.maps, *[out_map] * len(extra), *[identity] * len(outputs)],
+            [IteratorType.PARALLEL] * rank,
+            body,
+        )
+        total = _scattered(e, total, values, where, ranges, [])
+    return total
+
+
+def _scattered(
+    e: Emitter,
+    into: SSAValue,
+    values: SSAValue,
+    where: Sequence[SSAValue],
+    ranges: Sequence[int],
+    positions: Sequence[SSAValue],
+) -> SSAValue:
+    """`into` with `values[p]` added at `where[.][p]` for every position p of
+    `ranges` in row-major order, one `scf.for` per dim (`positions`: the
+    outer loops' induction variables)."""
+    if len(positions) == len(ranges):
+        at = [
+            e.insert(
+                arith.IndexCastOp(e.insert(tensor.ExtractOp(w, positions, i64)), INDEX)
+            )
+            for w in where
+        ]
+        added = e.addf(e.extract(into, at), e.extract(values, positions))
+        return e.insert_element(added, into, at)
+    block = Block(arg_types=[INDEX, into.type])
+    placeholder = scf.YieldOp()
+    block.add_op(placeholder)
+    position, running = block.args
+    inner = _scattered(
+        e.at(placeholder), running, values, where, ranges, [*positions, position]
+    )
+    block.insert_op_before(scf.YieldOp(inner), placeholder)
+    block.erase_op(placeholder)
+    start, end, step = (e.index(v) for v in (0, ranges[len(positions)], 1))
+    return e.insert(scf.ForOp(start, end, step, [into], block))
 
 
 def _window_share(
@@ -505,7 +615,9 @@ def _window_share(
         kept = [r for r in results if isinstance(r, AffineDimExpr)]
         written = AffineMap(len(sub_ranges), 0, tuple(kept))
         out = TensorType(f32, [sub_ranges[r.position] for r in kept])
-        share = _body_share(e, sub, form, j, k, extra, written, out)
+        share = _body_share(
+            e, sub, form, j, lambda _, args: args[k], extra, written, out
+        )
         old = e.static_slice(total, None, offsets, sizes, strides, out)
         total = e.static_slice(
             e.addf(old, share), total, offsets, sizes, strides, x.type
@@ -529,7 +641,18 @@ def _structured(e: Emitter, op: Operation, g: SSAValue):
         if not _is_projection(maps[k]):
             return _window_share(e, s, form, j, k, extra())
         written = _written(maps[k], s.operands[k])
-        share = _body_share(e, s, form, j, k, extra(), written.map, written.type)
+        share = _body_share(
+            e, s, form, j, lambda _, args: args[k], extra(), written.map, written.type
+        )
+        return written.finish(e, share)
+
+    def to_outer(value: SSAValue) -> SSAValue:
+        if isinstance(value.type, TensorType):
+            return _gathered_share(e, s, form, j, extra(), value)
+        written = _written(AffineMap(len(s.iterators), 0, ()), value)
+        share = _body_share(
+            e, s, form, j, lambda _, __: value, extra(), written.map, written.type
+        )
         return written.finish(e, share)
 
     def to_init(k: int) -> SSAValue:
@@ -549,6 +672,13 @@ def _structured(e: Emitter, op: Operation, g: SSAValue):
             shares.append(None)
         else:
             shares.append(lambda k=k: through_body(k))
+    if _reads_outside(op):
+        shares += [
+            None
+            if form.kind == "init" or not is_f32_value(v.type)
+            else (lambda v=v: to_outer(v))
+            for v in captured(op)
+        ]
     return shares
 
 
@@ -578,13 +708,18 @@ def _t_structured(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
         root = rebuilt[form.value]
         terms = [
             forward_walk(b, root, args[k], args[n + i]) for i, k in enumerate(moving)
-        ]
+        ] + [forward_walk(b, root, v, tv) for v, tv in outer]
         total = _sum(b, terms, root)
         if extremum:
             hit = b.cmpf("oeq", root, args[n + len(moving)])
             total = b.select(hit, total, 0.0)
         return [total] if form.kind == "parallel" else [b.addf(args[-1], total)]
 
+    outer = [
+        (v, tv)
+        for v, tv in zip(captured(op), t[n:], strict=False)
+        if tv is not None and _reads_outside(op)
+    ]
     tangents: list[SSAValue] = [tk for k in moving if (tk := t[k]) is not None]
     extra = [u] if extremum else []
     (tangent,) = e.generic(
@@ -600,10 +735,13 @@ def _t_structured(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
 
 
 STRUCTURED = Derivative(_structured, _t_structured)
+GATHERING = Derivative(_structured, _t_structured, captures=True)
 
 
 def _structured_derivative(op: Operation) -> Derivative | None:
-    return None if _no_rule(op) is not None else STRUCTURED
+    if _no_rule(op) is not None:
+        return None
+    return GATHERING if _reads_outside(op) else STRUCTURED
 
 
 def _fill(e: Emitter, op: Operation, g: SSAValue):

@@ -296,3 +296,60 @@ func.func @map(%a: tensor<3xf32>, %b: tensor<3xf32>, %ct: tensor<3xf32>) -> (ten
 // CHECK-NEXT:      linalg.yield %16 : f32
 // CHECK-NEXT:    } -> tensor<3xf32>
 // CHECK-NEXT:    func.return %ga, %gb : tensor<3xf32>, tensor<3xf32>
+
+// -----
+
+// A gather inside a body (tensor.extract of a tensor on the path at computed
+// indices, as IREE writes jnp.flip and x[i]): one generic gives each
+// iteration's element gradient and index, a loop adds them into zeros.
+func.func @gather(%a: tensor<4xf32>, %table: tensor<4xf32>, %ct: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %c3 = arith.constant 3 : index
+    %r = arith.subi %c3, %i : index
+    %v = tensor.extract %table[%r] : tensor<4xf32>
+    %q = arith.mulf %v, %x : f32
+    linalg.yield %q : f32
+  } -> tensor<4xf32>
+  %g = grad.vjp %y, %ct wrt %table : tensor<4xf32>, tensor<4xf32>
+  func.return %g : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @gather(
+// CHECK-NEXT:    %e = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT:    %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+// CHECK-NEXT:    ^bb0(%x: f32, %o: f32):
+// CHECK-NEXT:      %i = linalg.index 0 : index
+// CHECK-NEXT:      %c3 = arith.constant 3 : index
+// CHECK-NEXT:      %r = arith.subi %c3, %i : index
+// CHECK-NEXT:      %v = tensor.extract %table[%r] : tensor<4xf32>
+// CHECK-NEXT:      %q = arith.mulf %v, %x : f32
+// CHECK-NEXT:      linalg.yield %q : f32
+// CHECK-NEXT:    } -> tensor<4xf32>
+// CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK-NEXT:    %1 = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT:    %2 = tensor.empty() : tensor<4xi64>
+// CHECK-NEXT:    %3, %4 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %e, %ct : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) outs(%1, %2 : tensor<4xf32>, tensor<4xi64>) {
+// CHECK-NEXT:    ^bb0(%5: f32, %6: f32, %7: f32, %8: f32, %9: i64):
+// CHECK-NEXT:      %i_1 = linalg.index 0 : index
+// CHECK-NEXT:      %c3_1 = arith.constant 3 : index
+// CHECK-NEXT:      %r_1 = arith.subi %c3_1, %i_1 : index
+// CHECK-NEXT:      %10 = arith.mulf %7, %5 : f32
+// CHECK-NEXT:      %11 = arith.index_cast %r_1 : index to i64
+// CHECK-NEXT:      linalg.yield %10, %11 : f32, i64
+// CHECK-NEXT:    } -> (tensor<4xf32>, tensor<4xi64>)
+// CHECK-NEXT:    %12 = arith.constant 0 : index
+// CHECK-NEXT:    %13 = arith.constant 4 : index
+// CHECK-NEXT:    %14 = arith.constant 1 : index
+// CHECK-NEXT:    %g = scf.for %15 = %12 to %13 step %14 iter_args(%16 = %0) -> (tensor<4xf32>) {
+// CHECK-NEXT:      %17 = tensor.extract %4[%15] : tensor<4xi64>
+// CHECK-NEXT:      %18 = arith.index_cast %17 : i64 to index
+// CHECK-NEXT:      %19 = tensor.extract %16[%18] : tensor<4xf32>
+// CHECK-NEXT:      %20 = tensor.extract %3[%15] : tensor<4xf32>
+// CHECK-NEXT:      %21 = arith.addf %19, %20 : f32
+// CHECK-NEXT:      %22 = tensor.insert %21 into %16[%18] : tensor<4xf32>
+// CHECK-NEXT:      scf.yield %22 : tensor<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %g : tensor<4xf32>

@@ -120,3 +120,46 @@ func.func @map(%a: tensor<3xf32>, %b: tensor<3xf32>, %ta: tensor<3xf32>) -> tens
 // CHECK-NEXT:      linalg.yield %8 : f32
 // CHECK-NEXT:    } -> tensor<3xf32>
 // CHECK-NEXT:    func.return %t : tensor<3xf32>
+
+// -----
+
+// A gather inside a body (tensor.extract of a tensor on the path at computed
+// indices, as IREE writes jnp.flip and x[i]): its tangent extracts the
+// tangent tensor at the same indices inside the tangent generic.
+func.func @gather(%a: tensor<4xf32>, %table: tensor<4xf32>, %ct: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %c3 = arith.constant 3 : index
+    %r = arith.subi %c3, %i : index
+    %v = tensor.extract %table[%r] : tensor<4xf32>
+    %q = arith.mulf %v, %x : f32
+    linalg.yield %q : f32
+  } -> tensor<4xf32>
+  %g = grad.jvp %y wrt %table, %ct : tensor<4xf32>, tensor<4xf32>
+  func.return %g : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @gather(
+// CHECK-NEXT:    %e = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT:    %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+// CHECK-NEXT:    ^bb0(%x: f32, %o: f32):
+// CHECK-NEXT:      %i = linalg.index 0 : index
+// CHECK-NEXT:      %c3 = arith.constant 3 : index
+// CHECK-NEXT:      %r = arith.subi %c3, %i : index
+// CHECK-NEXT:      %v = tensor.extract %table[%r] : tensor<4xf32>
+// CHECK-NEXT:      %q = arith.mulf %v, %x : f32
+// CHECK-NEXT:      linalg.yield %q : f32
+// CHECK-NEXT:    } -> tensor<4xf32>
+// CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK-NEXT:    %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %e : tensor<4xf32>, tensor<4xf32>) outs(%0 : tensor<4xf32>) {
+// CHECK-NEXT:    ^bb0(%1: f32, %2: f32, %3: f32):
+// CHECK-NEXT:      %i_1 = linalg.index 0 : index
+// CHECK-NEXT:      %c3_1 = arith.constant 3 : index
+// CHECK-NEXT:      %r_1 = arith.subi %c3_1, %i_1 : index
+// CHECK-NEXT:      %4 = tensor.extract %ct[%r_1] : tensor<4xf32>
+// CHECK-NEXT:      %5 = arith.mulf %4, %1 : f32
+// CHECK-NEXT:      linalg.yield %5 : f32
+// CHECK-NEXT:    } -> tensor<4xf32>
+// CHECK-NEXT:    func.return %g : tensor<4xf32>
