@@ -715,11 +715,8 @@ def _t_structured(e: Emitter, op: Operation, t: Sequence[Tangent]) -> SSAValue:
             total = b.select(hit, total, 0.0)
         return [total] if form.kind == "parallel" else [b.addf(args[-1], total)]
 
-    outer = [
-        (v, tv)
-        for v, tv in zip(captured(op), t[n:], strict=False)
-        if tv is not None and _reads_outside(op)
-    ]
+    reads = captured(op) if _reads_outside(op) else []  # t holds their tangents
+    outer = [(v, tv) for v, tv in zip(reads, t[n:], strict=True) if tv is not None]
     tangents: list[SSAValue] = [tk for k in moving if (tk := t[k]) is not None]
     extra = [u] if extremum else []
     (tangent,) = e.generic(
