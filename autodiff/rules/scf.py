@@ -17,7 +17,7 @@ each side walks its own region.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from math import isqrt
 
 from xdsl.dialects import arith
@@ -192,9 +192,56 @@ def _induction(e: Emitter, op: ForOp, k: SSAValue) -> SSAValue:
     return e.insert(arith.AddiOp(op.lb, scaled))
 
 
+Loop = ForOp | WhileOp
+
+
+def _carries(op: Loop) -> Sequence[BlockArgument]:
+    """What one iteration starts from: a for's iteration arguments, a while's
+    `before` arguments."""
+    if isinstance(op, ForOp):
+        return op.body.block.args[1:]
+    return op.before_region.block.args
+
+
+def _inits(op: Loop) -> Sequence[SSAValue]:
+    """What the first iteration starts from."""
+    return op.iter_args if isinstance(op, ForOp) else op.arguments
+
+
+Sources = Callable[[Sequence[SSAValue]], Sequence[SSAValue]]
+"""The values on the path in a copied iteration, given its carried values."""
+
+
+def _iterate(
+    b: _Body,
+    op: Loop,
+    k: SSAValue,
+    state: Callable[[], Sequence[SSAValue]],
+    sources: Sources = lambda _: (),
+) -> tuple[list[SSAValue], list[SSAValue]]:
+    """Copy iteration k (an index from 0) of `op` into `b`, from the carried
+    values `state` gives: those values, and the ones the iteration passes on
+    (a while's `before` and `after` regions, its condition dropped: the trip
+    count is known)."""
+    if isinstance(op, ForOp):
+        body = op.body.block
+        iv = _induction(b.e, op, k)
+        values = list(state())
+        mapping: dict[SSAValue, SSAValue] = dict(
+            zip(body.args, [iv, *values], strict=True)
+        )
+        return values, b.copy(body, mapping, sources(values))
+    before, after = op.before_region.block, op.after_region.block
+    values = list(state())
+    on_path = sources(values)
+    _, *passed = b.copy(before, dict(zip(before.args, values, strict=True)), on_path)
+    mapping: dict[SSAValue, SSAValue] = dict(zip(after.args, passed, strict=True))
+    return values, b.copy(after, mapping, on_path)
+
+
 def _replay(
     e: Emitter,
-    op: ForOp,
+    op: Loop,
     start: SSAValue | None,
     count: SSAValue,
     inits: Sequence[SSAValue],
@@ -204,8 +251,7 @@ def _replay(
     None: 0) from the carried values `inits`. With `cache` (a size, static or
     as a value), it also stores the carried values of the t-th iteration it
     runs at position t of a cache per carried value (its last results)."""
-    body = op.body.block
-    carries = body.args[1:]
+    carries = _carries(op)
     empties: list[SSAValue] = []
     if cache is not None:
         size, static = cache
@@ -223,16 +269,21 @@ def _replay(
     r = replay.e
     stored = [_store(r, v, c, t) for v, c in zip(state, cached, strict=False)]
     k = t if start is None else r.insert(arith.AddiOp(start, t))
-    values: dict[SSAValue, SSAValue] = dict(
-        zip(body.args, [_induction(r, op, k), *state], strict=True)
-    )
-    replay.close(YieldOp(*replay.copy(body, values), *stored))
+    _, following = _iterate(replay, op, k, lambda: state)
+    replay.close(YieldOp(*following, *stored))
     return loop
+
+
+def _on_path(op: Loop) -> Sources:
+    """The carried f32 values of a copied iteration, then the f32 outer
+    values its body reads: where the reverse's walk stops."""
+    outer = [v for v in captured(op) if is_f32_value(v.type)]
+    return lambda values: [v for v in values if is_f32_value(v.type)] + outer
 
 
 def _reverse_steps(
     e: Emitter,
-    op: ForOp,
+    op: Loop,
     caches: Sequence[SSAValue],
     start: SSAValue | None,
     count: SSAValue,
@@ -243,9 +294,7 @@ def _reverse_steps(
     its iteration and walks it backward, from the gradients of the f32 carried
     values (`initial`, first) and the running sums of the f32 outer values'
     shares (`initial`, after them), which it yields updated."""
-    body = op.body.block
-    carries = body.args[1:]
-    differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
+    carries = _carries(op)
     outer = [v for v in captured(op) if is_f32_value(v.type)]
     reverse = _Body(e, [INDEX, *(v.type for v in initial)])
     loop = ForOp(_int(e, 0, INDEX), count, _int(e, 1, INDEX), initial, reverse.block)
@@ -255,15 +304,16 @@ def _reverse_steps(
     last = r.insert(arith.SubiOp(count, _int(r, 1, INDEX)))
     t = r.insert(arith.SubiOp(last, step))
     k = t if start is None else r.insert(arith.AddiOp(start, t))
-    iv = _induction(r, op, k)
-    values = [
-        _load(r, cache, t, c.type) for cache, c in zip(caches, carries, strict=True)
-    ]
-    sources = [values[j] for j in differentiable] + outer
-    yielded = reverse.copy(
-        body, dict(zip(body.args, [iv, *values], strict=True)), sources
+    values, yielded = _iterate(
+        reverse,
+        op,
+        k,
+        lambda: [
+            _load(r, cache, t, c.type) for cache, c in zip(caches, carries, strict=True)
+        ],
+        _on_path(op),
     )
-    _step_back(reverse, values, yielded, running, outer)
+    reverse.close(YieldOp(*_step_back(reverse, values, yielded, running, outer)))
     return loop
 
 
@@ -273,12 +323,12 @@ def _step_back(
     yielded: Sequence[SSAValue],
     running: Sequence[SSAValue],
     outer: Sequence[SSAValue],
-) -> None:
+) -> list[SSAValue]:
     """Walk one copied iteration backward, from the gradients of the carried
     values it `yielded` (the first entries of `running`, one per f32 carried
     value) to the carried values it started from (`values`), add the shares
     of the f32 `outer` values onto their running sums (the rest of
-    `running`), and yield both."""
+    `running`), and return both."""
     differentiable = [j for j, v in enumerate(values) if is_f32_value(v.type)]
     r = reverse.e
     carried_in = running[: len(differentiable)]
@@ -295,47 +345,71 @@ def _step_back(
         r.accumulate(v, total, found[v]) if v in found else total
         for v, total in zip(outer, running[len(differentiable) :], strict=True)
     ]
-    reverse.close(YieldOp(*carried_out, *sums))
+    return [*carried_out, *sums]
 
 
 def _carried_shares(
-    op: Operation, carries: Sequence[SSAValue], loop: Operation
+    op: Operation, carries: Sequence[SSAValue], results: Sequence[SSAValue]
 ) -> list[Share | None]:
     """The shares of a loop's initial values and outer values from the final
-    results of its reverse loop (the f32 carried values' gradients, then the
-    f32 outer values' sums)."""
+    results of its reverse (the f32 carried values' gradients, then the f32
+    outer values' sums)."""
     differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
     outer = [v for v in captured(op) if is_f32_value(v.type)]
     return [
-        _given(loop.results[differentiable.index(j)]) if j in differentiable else None
+        _given(results[differentiable.index(j)]) if j in differentiable else None
         for j in range(len(carries))
-    ] + _outer_shares(op, outer, loop.results[len(differentiable) :])
+    ] + _outer_shares(op, outer, results[len(differentiable) :])
+
+
+Start = Callable[[], Sequence[SSAValue]]
+"""Builds the reverse's initial running values, once the forward part is in
+place (a while's gradients pass its `before` region first)."""
+
+
+def _loop_reverse(
+    e: Emitter,
+    op: Loop,
+    count: SSAValue,
+    static: int | None,
+    start: Start,
+) -> Sequence[SSAValue]:
+    """The reverse of `op`'s N = `count` iterations by its checkpointing
+    policy (SPEC §11): the gradients of its f32 carried values at the first
+    iteration, then the sums of its f32 outer values' shares."""
+    policy = _checkpoint_policy(op)
+    carries = _carries(op)
+    if policy == "binomial":
+        from gradopt.autodiff.rules.revolve import binomial_reverse
+
+        return binomial_reverse(e, op, count, static, start)
+    if policy == "periodic":
+        return _periodic_reverse(e, op, count, static, start).results
+    recorder = _replay(e, op, None, count, _inits(op), (count, static))
+    initial = start()
+    caches = recorder.results[len(carries) :]
+    return _reverse_steps(e, op, caches, None, count, initial).results
 
 
 def _for_reverse(
     e: Emitter, op: Operation, gradients: Sequence[SSAValue | None]
 ) -> Sequence[Share | None]:
     assert isinstance(op, ForOp)
-    carries = op.body.block.args[1:]
+    carries = _carries(op)
     differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
     outer = [v for v in captured(op) if is_f32_value(v.type)]
-    policy = _checkpoint_policy(op)
     count, static = _trip_count(e, op)
     initial = [
         g if (g := gradients[j]) is not None else e.zeros_like(op.results[j])
         for j in differentiable
     ] + [e.zeros_like(v) for v in outer]
-    if policy is None:
-        recorder = _replay(e, op, None, count, op.iter_args, (count, static))
-        caches = recorder.results[len(carries) :]
-        loop = _reverse_steps(e, op, caches, None, count, initial)
-    else:
-        loop = _periodic_reverse(e, op, count, static, initial)
-    return [None, None, None, *_carried_shares(op, carries, loop)]
+    results = _loop_reverse(e, op, count, static, lambda: initial)
+    return [None, None, None, *_carried_shares(op, carries, results)]
 
 
 CHECKPOINT = "grad.checkpoint"
 PERIOD = "grad.period"
+SNAPSHOTS = "grad.snapshots"
 
 
 def _checkpoint_policy(op: Operation) -> str | None:
@@ -343,22 +417,24 @@ def _checkpoint_policy(op: Operation) -> str | None:
     policy = op.attributes.get(CHECKPOINT)
     if policy is None:
         return None
-    if not isinstance(policy, StringAttr) or policy.data not in ("periodic",):
-        raise OpError(
-            op,
-            f'\'{CHECKPOINT}\' must be "periodic" ("binomial" is not '
-            f"implemented yet), got {policy}",
-        )
-    period = op.attributes.get(PERIOD)
-    if period is not None and not (
-        isinstance(period, IntegerAttr) and period.value.data > 0
+    if not isinstance(policy, StringAttr) or policy.data not in (
+        "periodic",
+        "binomial",
     ):
-        raise OpError(op, f"'{PERIOD}' must be a positive integer, got {period}")
+        raise OpError(
+            op, f'\'{CHECKPOINT}\' must be "periodic" or "binomial", got {policy}'
+        )
+    for name in (PERIOD, SNAPSHOTS):
+        value = op.attributes.get(name)
+        if value is not None and not (
+            isinstance(value, IntegerAttr) and value.value.data > 0
+        ):
+            raise OpError(op, f"'{name}' must be a positive integer, got {value}")
     return policy.data
 
 
 def _period(
-    e: Emitter, op: ForOp, count: SSAValue, static: int | None
+    e: Emitter, op: Loop, count: SSAValue, static: int | None
 ) -> tuple[SSAValue, int | None]:
     """The loop's `grad.period`, or ⌈√N⌉ (by an integer loop when N is known
     at run time only)."""
@@ -391,17 +467,17 @@ def _segment(
 
 def _periodic_reverse(
     e: Emitter,
-    op: ForOp,
+    op: Loop,
     count: SSAValue,
     static: int | None,
-    initial: Sequence[SSAValue],
+    start: Start,
 ) -> ForOp:
     """Periodic checkpointing: the forward loop keeps the carried values of
     every P-th iteration; the reverse runs over the segments, last first,
     recomputing each segment's carried values from its checkpoint into a
     cache of P, then reversing them exactly as the default cache does (the
     same ops on the same values: the same bits)."""
-    carries = op.body.block.args[1:]
+    carries = _carries(op)
     period, static_period = _period(e, op, count, static)
     segments = e.insert(arith.CeilDivSIOp(count, period))
     known = None
@@ -416,7 +492,7 @@ def _periodic_reverse(
         _int(e, 0, INDEX),
         segments,
         _int(e, 1, INDEX),
-        [*op.iter_args, *empties],
+        [*_inits(op), *empties],
         forward.block,
     )
     e.insert(keeping)
@@ -424,10 +500,11 @@ def _periodic_reverse(
     state, cached = rest[: len(carries)], rest[len(carries) :]
     f = forward.e
     stored = [_store(f, v, c, s) for v, c in zip(state, cached, strict=True)]
-    start, length = _segment(f, s, period, count)
-    inner = _replay(f, op, start, length, state, None)
+    first, length = _segment(f, s, period, count)
+    inner = _replay(f, op, first, length, state, None)
     forward.close(YieldOp(*inner.results, *stored))
     checkpoints = keeping.results[len(carries) :]
+    initial = start()
 
     back = _Body(e, [INDEX, *(v.type for v in initial)])
     loop = ForOp(_int(e, 0, INDEX), segments, _int(e, 1, INDEX), initial, back.block)
@@ -435,14 +512,14 @@ def _periodic_reverse(
     j, *running = back.block.args
     b = back.e
     s = b.insert(arith.SubiOp(b.insert(arith.SubiOp(segments, _int(b, 1, INDEX))), j))
-    start, length = _segment(b, s, period, count)
+    first, length = _segment(b, s, period, count)
     values = [
         _load(b, cache, s, c.type)
         for cache, c in zip(checkpoints, carries, strict=True)
     ]
-    replayed = _replay(b, op, start, length, values, (period, static_period))
+    replayed = _replay(b, op, first, length, values, (period, static_period))
     steps = _reverse_steps(
-        b, op, replayed.results[len(carries) :], start, length, running
+        b, op, replayed.results[len(carries) :], first, length, running
     )
     back.close(YieldOp(*steps.results))
     return loop
@@ -574,90 +651,70 @@ def _if_tangent(
     ]
 
 
-def _while_trip_count(e: Emitter, op: WhileOp) -> SSAValue:
-    """How many times the loop runs its `after` region: a copy of the loop
-    that also counts."""
+def _while_trip_count(e: Emitter, op: WhileOp) -> tuple[SSAValue, list[SSAValue]]:
+    """How many times the loop runs its `after` region, and the carried values
+    its `before` region gets last: a copy of the loop that also counts, its
+    condition passing the carried values on beside the forwarded ones."""
     before, after = op.before_region.block, op.after_region.block
     forwarded = [v.type for v in op.results]
-    first = _Body(e, [*(c.type for c in before.args), INDEX])
-    second = _Body(e, [*forwarded, INDEX])
+    carried = [c.type for c in before.args]
+    first = _Body(e, [*carried, INDEX])
+    second = _Body(e, [*forwarded, *carried, INDEX])
     counter = WhileOp(
         [*op.arguments, _int(e, 0, INDEX)],
-        [*forwarded, INDEX],
+        [*forwarded, *carried, INDEX],
         [first.block],
         [second.block],
     )
     e.insert(counter)
     *state, n = first.block.args
     condition, *values = first.copy(before, dict(zip(before.args, state, strict=True)))
-    first.close(ConditionOp(condition, *values, n))
-    *values, n = second.block.args
+    first.close(ConditionOp(condition, *values, *state, n))
+    values, n = second.block.args[: len(forwarded)], second.block.args[-1]
     following = second.copy(after, dict(zip(after.args, values, strict=True)))
     second.close(
         YieldOp(*following, second.e.insert(arith.AddiOp(n, _int(second.e, 1, INDEX))))
     )
-    return counter.results[-1]
+    last = counter.results[len(forwarded) : len(forwarded) + len(carried)]
+    return counter.results[-1], list(last)
 
 
 def _while_reverse(
     e: Emitter, op: Operation, gradients: Sequence[SSAValue | None]
 ) -> Sequence[Share | None]:
-    """A counting copy of the loop finds its trip count N; a recording
-    `scf.for` of N iterations stores each iteration's carried values; the
-    results' gradients go back through the `before` region at the last
-    carried values, then a reverse loop takes them through `after` and
-    `before` of each iteration, last to first."""
+    """A counting copy of the loop finds its trip count N; the results'
+    gradients go back through the `before` region at the last carried values,
+    then through `after` and `before` of each iteration, last to first, as
+    for an `scf.for` of N iterations (its checkpointing policy too)."""
     assert isinstance(op, WhileOp)
-    before, after = op.before_region.block, op.after_region.block
+    before = op.before_region.block
     carries = before.args
-    count = _while_trip_count(e, op)
-    empties = [e.insert(EmptyOp([count], _cache_type(c.type, None))) for c in carries]
-    zero, one = _int(e, 0, INDEX), _int(e, 1, INDEX)
-    record = _Body(e, [INDEX, *(c.type for c in carries), *(v.type for v in empties)])
-    recorder = ForOp(zero, count, one, [*op.arguments, *empties], record.block)
-    e.insert(recorder)
-    k, *rest = record.block.args
-    state, cached = rest[: len(carries)], rest[len(carries) :]
-    stored = [
-        _store(record.e, v, cache, k) for v, cache in zip(state, cached, strict=True)
-    ]
-    _, *values = record.copy(before, dict(zip(before.args, state, strict=True)))
-    following = record.copy(after, dict(zip(after.args, values, strict=True)))
-    record.close(YieldOp(*following, *stored))
-    last, caches = recorder.results[: len(carries)], recorder.results[len(carries) :]
-
+    count, last = _while_trip_count(e, op)
     differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
     outer = [v for v in captured(op) if is_f32_value(v.type)]
     types = [*(carries[j].type for j in differentiable), *(v.type for v in outer)]
-    exit = _Body(e, [])
-    leaving = ExecuteRegionOp(types, Region(exit.block))
-    e.insert(leaving)
-    sources = [*(last[j] for j in differentiable), *outer]
-    _, *values = exit.copy(before, dict(zip(before.args, last, strict=True)), sources)
-    seeds = [
-        (v, _given(g)) for v, g in zip(values, gradients, strict=True) if g is not None
-    ]
-    found = backward_walk_from(exit.e, seeds, sources, exit.within)
-    exit.close(
-        YieldOp(*(found[v] if v in found else exit.e.zeros_like(v) for v in sources))
-    )
 
-    reverse = _Body(e, [INDEX, *types])
-    loop = ForOp(zero, count, one, list(leaving.results), reverse.block)
-    e.insert(loop)
-    step, *running = reverse.block.args
-    r = reverse.e
-    k = r.insert(arith.SubiOp(r.insert(arith.SubiOp(count, one)), step))
-    values = [
-        _load(r, cache, k, c.type) for cache, c in zip(caches, carries, strict=True)
-    ]
-    sources = [*(values[j] for j in differentiable), *outer]
-    _, *passed = reverse.copy(
-        before, dict(zip(before.args, values, strict=True)), sources
-    )
-    following = reverse.copy(after, dict(zip(after.args, passed, strict=True)), sources)
-    _step_back(reverse, values, following, running, outer)
-    return _carried_shares(op, carries, loop)
+    def leave() -> Sequence[SSAValue]:
+        exit = _Body(e, [])
+        leaving = ExecuteRegionOp(types, Region(exit.block))
+        e.insert(leaving)
+        sources = [*(last[j] for j in differentiable), *outer]
+        mapping: dict[SSAValue, SSAValue] = dict(zip(before.args, last, strict=True))
+        _, *values = exit.copy(before, mapping, sources)
+        seeds = [
+            (v, _given(g))
+            for v, g in zip(values, gradients, strict=True)
+            if g is not None
+        ]
+        found = backward_walk_from(exit.e, seeds, sources, exit.within)
+        exit.close(
+            YieldOp(
+                *(found[v] if v in found else exit.e.zeros_like(v) for v in sources)
+            )
+        )
+        return leaving.results
+
+    return _carried_shares(op, carries, _loop_reverse(e, op, count, None, leave))
 
 
 def _while_tangent(
@@ -724,14 +781,7 @@ register_derivative(
     ForOp, RegionDerivative(_for_reverse, _for_tangent, check=_check_checkpointing)
 )
 register_derivative(IfOp, RegionDerivative(_if_reverse, _if_tangent))
-
-
-def _check_no_checkpointing(op: Operation) -> None:
-    if CHECKPOINT in op.attributes:
-        raise OpError(op, f"'{CHECKPOINT}' is not implemented for '{op.name}' yet")
-
-
 register_derivative(
     WhileOp,
-    RegionDerivative(_while_reverse, _while_tangent, check=_check_no_checkpointing),
+    RegionDerivative(_while_reverse, _while_tangent, check=_check_checkpointing),
 )

@@ -110,11 +110,12 @@ func.func @while(%x: tensor<f32>) -> tensor<f32> {
   func.return %g : tensor<f32>
 }
 
-// A counting copy of the loop, a recording loop of that many iterations,
+// A counting copy of the loop (its condition also passes the carried values
+// on: the last ones), a recording loop of that many iterations,
 // the exit through the condition's region, then the reverse loop.
 // CHECK-LABEL: func.func @while(
-// CHECK:         %{{.*}}, %[[N:.*]] = scf.while ({{.*}}) : (tensor<f32>, index) -> (tensor<f32>, index) {
-// CHECK:           scf.condition(%{{.*}}) %{{.*}}, %{{.*}} : tensor<f32>, index
+// CHECK:         %{{.*}}, %{{.*}}, %[[N:.*]] = scf.while ({{.*}}) : (tensor<f32>, index) -> (tensor<f32>, tensor<f32>, index) {
+// CHECK:           scf.condition(%{{.*}}) %{{.*}}, %{{.*}}, %{{.*}} : tensor<f32>, tensor<f32>, index
 // CHECK:         } do {
 // CHECK:           %[[N1:.*]] = arith.addi
 // CHECK-NEXT:      scf.yield %{{.*}}, %[[N1]] : tensor<f32>, index

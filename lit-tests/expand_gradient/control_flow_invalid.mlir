@@ -133,19 +133,19 @@ func.func @memory_across_iterations(%x: tensor<f32>, %s: memref<f32>) -> tensor<
 // -----
 
 // Checkpointing attributes are checked on a loop on the path.
-func.func @binomial(%x: tensor<f32>) -> tensor<f32> {
+func.func @unknown_policy(%x: tensor<f32>) -> tensor<f32> {
   %lb = arith.constant 0 : index
   %ub = arith.constant 4 : index
   %st = arith.constant 1 : index
   %r = scf.for %i = %lb to %ub step %st iter_args(%acc = %x) -> (tensor<f32>) {
     %n = grad.mul %acc, %acc : tensor<f32>
     scf.yield %n : tensor<f32>
-  } {"grad.checkpoint" = "binomial", "grad.snapshots" = 2 : i64}
+  } {"grad.checkpoint" = "revolve", "grad.snapshots" = 2 : i64}
   %g = grad.gradient %r wrt %x control_flow : tensor<f32>, tensor<f32>
   func.return %g : tensor<f32>
 }
 
-// CHECK:      control_flow_invalid.mlir:[[# @LINE - 8]]:3: error: 'scf.for' op 'grad.checkpoint' must be "periodic" ("binomial" is not implemented yet), got "binomial"
+// CHECK:      control_flow_invalid.mlir:[[# @LINE - 8]]:3: error: 'scf.for' op 'grad.checkpoint' must be "periodic" or "binomial", got "revolve"
 
 // -----
 
@@ -197,16 +197,16 @@ func.func @while_yields_another_type(%x: tensor<f32>, %c: i1) -> tensor<f32> {
 
 // -----
 
-func.func @while_checkpointing(%x: tensor<f32>, %c: i1) -> tensor<f32> {
+func.func @while_snapshots_zero(%x: tensor<f32>, %c: i1) -> tensor<f32> {
   %r = scf.while (%a = %x) : (tensor<f32>) -> tensor<f32> {
     scf.condition(%c) %a : tensor<f32>
   } do {
   ^bb0(%b: tensor<f32>):
     %m = grad.mul %b, %b : tensor<f32>
     scf.yield %m : tensor<f32>
-  } attributes {"grad.checkpoint" = "periodic"}
+  } attributes {"grad.checkpoint" = "binomial", "grad.snapshots" = 0 : i64}
   %g = grad.gradient %r wrt %x control_flow : tensor<f32>, tensor<f32>
   func.return %g : tensor<f32>
 }
 
-// CHECK:      control_flow_invalid.mlir:[[# @LINE - 11]]:3: error: 'scf.while' op 'grad.checkpoint' is not implemented for 'scf.while' yet
+// CHECK:      control_flow_invalid.mlir:[[# @LINE - 11]]:3: error: 'scf.while' op 'grad.snapshots' must be a positive integer, got 0 : i64
