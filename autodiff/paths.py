@@ -180,6 +180,24 @@ class _Dependence:
             and (self._position(s) < position or _in_one_loop(s, load))
         ]
 
+    def later_stores(
+        self, slot: SSAValue, start: Operation, end: Operation
+    ) -> list[StoreOp]:
+        """The stores into `slot` at or after `start` in its function, and
+        before `end` if `end` is in that function too."""
+        function = _function_of(start)
+        first = self._position(start)
+        last = self._position(end) if _function_of(end) is function else None
+        return [
+            use.operation
+            for use in slot.uses
+            if isinstance(use.operation, StoreOp)
+            and use.index == 1
+            and _function_of(use.operation) is function
+            and first <= self._position(use.operation)
+            and (last is None or self._position(use.operation) < last)
+        ]
+
     def __call__(self, value: SSAValue) -> Sequence[SSAValue]:
         if (known := self._inputs.get(value)) is None:
             known = self._inputs[value] = self._compute(value)
@@ -404,6 +422,8 @@ def _find_rule_less_op(
             if derivative.check is not None:
                 derivative.check(node)
             _check_inside(op, node, reached, calls)
+            if not isinstance(node, CallOp):
+                _check_replayable(op, node, inputs)
             continue
         if derivative is not None:
             if derivative.refuses is not None and (
@@ -562,6 +582,43 @@ def _check_inside(
         for block in region.blocks:
             sources = [a for a in block.args if is_f32_value(a.type)] + outer
             _check_block(op, block, sources, calls)
+
+
+def _check_replayable(
+    op: DifferentiationOp, node: Operation, inputs: _Dependence
+) -> None:
+    """SPEC §11: the reverse of a loop or branch on the path runs its regions
+    again (to count, record, recompute), so they may not write memory, nor
+    read a slot that is written after the op starts (in it, or before `op`):
+    the run again would see the write. This is also what rules out a
+    `scf.while` condition that the reverse cannot evaluate again alike."""
+    name = node.name
+    for inner in node.walk():
+        if isinstance(inner, StoreOp):
+            raise OpError(
+                op,
+                f"'{name}' lies on the path from the target to the loss and writes "
+                "memory: its reverse runs its regions again, which would write again",
+                [(node, f"'{name}' is here"), (inner, "the memory is written here")],
+            )
+        if not isinstance(inner, LoadOp):
+            continue
+        for store in inputs.later_stores(inner.slot, node, op):
+            reader, again = "it", "runs its regions again"
+            if isinstance(node, WhileOp) and node.before_region.is_ancestor(inner):
+                reader = "its condition"
+                again = "counts the iterations by running the condition again"
+            raise OpError(
+                op,
+                f"'{name}' lies on the path from the target to the loss and "
+                f"{reader} reads a slot that is written after it starts: its "
+                f"reverse {again}, after that write",
+                [
+                    (node, f"'{name}' is here"),
+                    (inner, "the slot is read here"),
+                    (store, "and written here"),
+                ],
+            )
 
 
 def _symbol(function: Operation) -> str:

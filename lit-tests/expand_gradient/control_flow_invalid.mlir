@@ -210,3 +210,51 @@ func.func @while_snapshots_zero(%x: tensor<f32>, %c: i1) -> tensor<f32> {
 }
 
 // CHECK:      control_flow_invalid.mlir:[[# @LINE - 11]]:3: error: 'scf.while' op 'grad.snapshots' must be a positive integer, got 0 : i64
+
+// -----
+
+// The reverse runs a loop's body again: a store in it would be done again.
+func.func @store_in_loop(%x: tensor<f32>, %s: memref<f32>) -> tensor<f32> {
+  %lb = arith.constant 0 : index
+  %ub = arith.constant 4 : index
+  %st = arith.constant 1 : index
+  %r = scf.for %i = %lb to %ub step %st iter_args(%acc = %x) -> (tensor<f32>) {
+    %n = grad.mul %acc, %acc : tensor<f32>
+    %d = grad.detach %n : tensor<f32>
+    grad.store %d, %s : memref<f32>
+    scf.yield %n : tensor<f32>
+  }
+  %g = grad.gradient %r wrt %x control_flow : tensor<f32>, tensor<f32>
+  func.return %g : tensor<f32>
+}
+
+// CHECK:      control_flow_invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.gradient' op 'scf.for' lies on the path from the target to the loss and writes memory: its reverse runs its regions again, which would write again
+// CHECK:      control_flow_invalid.mlir:[[# @LINE - 11]]:3: note: 'scf.for' is here
+// CHECK:      control_flow_invalid.mlir:[[# @LINE - 9]]:5: note: the memory is written here
+
+// -----
+
+// A condition that depends on the target is fine (the trip count is a
+// constant of the derivative); one that reads a slot written after the loop
+// starts is not: the reverse counts the iterations by running it again.
+func.func @while_condition_reads_memory(%x: tensor<f32>, %s: memref<f32>) -> tensor<f32> {
+  %r = scf.while (%a = %x) : (tensor<f32>) -> tensor<f32> {
+    %lim = grad.load %s : memref<f32>
+    %lt = grad.cmplt %a, %lim : tensor<f32>
+    %c = tensor.extract %lt[] : tensor<i1>
+    scf.condition(%c) %a : tensor<f32>
+  } do {
+  ^bb0(%b: tensor<f32>):
+    %m = grad.mul %b, %b : tensor<f32>
+    scf.yield %m : tensor<f32>
+  }
+  %zero = grad.const 0.0 : tensor<f32>
+  grad.store %zero, %s : memref<f32>
+  %g = grad.gradient %r wrt %x control_flow : tensor<f32>, tensor<f32>
+  func.return %g : tensor<f32>
+}
+
+// CHECK:      control_flow_invalid.mlir:[[# @LINE - 4]]:3: error: 'grad.gradient' op 'scf.while' lies on the path from the target to the loss and its condition reads a slot that is written after it starts: its reverse counts the iterations by running the condition again, after that write
+// CHECK:      control_flow_invalid.mlir:[[# @LINE - 17]]:3: note: 'scf.while' is here
+// CHECK:      control_flow_invalid.mlir:[[# @LINE - 17]]:5: note: the slot is read here
+// CHECK:      control_flow_invalid.mlir:[[# @LINE - 8]]:3: note: and written here
