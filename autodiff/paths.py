@@ -44,7 +44,7 @@ def has_joint_rule(op: Operation) -> bool:
     """Whether `op`'s results are differentiated together, by rules that read
     the values its regions capture as inputs (`scf.for`, `scf.if`, ...)."""
     derivative = derivative_of(op)
-    return isinstance(derivative, RegionDerivative) and derivative.unfold is None
+    return isinstance(derivative, RegionDerivative) and derivative.reverse is not None
 
 
 def inputs_of(value: SSAValue) -> Sequence[SSAValue]:

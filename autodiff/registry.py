@@ -179,8 +179,10 @@ class RegionDerivative:
     Either the op stands for other ops and `unfold` replaces it by them before
     the walk sees it (a call by its callee's body: the bits of inlining), or
     its results are differentiated together by `reverse` and `tangent`, which
-    emit regions of their own; the values its regions capture are then its
-    inputs beside its operands."""
+    emit regions (or functions) of their own; the values its regions capture
+    are then its inputs beside its operands. A call has both: it is unfolded
+    where it must have the bits of inlining, and differentiated by derivative
+    functions inside loops (SPEC §11)."""
 
     reverse: JointReverseRule | None = None
     tangent: JointTangentRule | None = None
@@ -190,8 +192,10 @@ class RegionDerivative:
     attributes) cannot be differentiated; the verifier calls it on the path."""
 
     def __post_init__(self) -> None:
-        if (self.unfold is None) == (self.reverse is None or self.tangent is None):
-            raise ValueError("a RegionDerivative has both rules or unfolds")
+        if (self.reverse is None) != (self.tangent is None) or (
+            self.unfold is None and self.reverse is None
+        ):
+            raise ValueError("a RegionDerivative has both rules, or unfolds")
 
     @property
     def passes(self) -> bool:

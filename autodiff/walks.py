@@ -108,9 +108,9 @@ def unfold_on_path(
     within: Within = None,
 ) -> None:
     """Replace every op on the path that stands for other ops (a call, by its
-    callee's body) by them, until none is left (SPEC §11: calls have the bits
-    of inlining). `roots` and `sources` are read again after each round, as
-    replacing an op replaces its results."""
+    callee's body) by them, until none is left (SPEC §11: calls outside loops
+    have the bits of inlining). `roots` and `sources` are read again after
+    each round, as replacing an op replaces its results."""
     while True:
         order, path = paths_between(roots(), sources(), within)
         unfolding: dict[Operation, RegionDerivative] = {}
@@ -182,8 +182,9 @@ def backward_walk_from(
                 rules = _joint_rules(e, node)
                 assert rules.reverse is not None
                 e.result = value
+                inputs = inputs_of(value)  # a call's rule replaces the call
                 shares = rules.reverse(e, node, outgoing)
-                for input, share in zip(inputs_of(value), shares, strict=True):
+                for input, share in zip(inputs, shares, strict=True):
                     if share is not None and input in path:
                         received[input].append(share())
     return gradients
@@ -201,7 +202,6 @@ def _first_results(
             isinstance(value, OpResult)
             and value.op not in seen
             and (within is None or within(value))
-            and value.op.regions
             and has_joint_rule(value.op)
         ):
             seen.add(value.op)
@@ -235,7 +235,7 @@ def forward_walk_from(
         assert isinstance(value, OpResult)
         node = value.op
         e.result = value
-        if node.regions and has_joint_rule(node):
+        if has_joint_rule(node):
             if node in done:
                 continue
             done.add(node)

@@ -1,6 +1,8 @@
 """The derivative of `func.call` (and of `util.call`, which derives from it):
-under `control_flow` a call on the path is unfolded, its callee's body cloned
-in its place, so that a call has the bits of inlining it first (SPEC §11)."""
+under `control_flow` a call on the path outside loops is unfolded, its
+callee's body cloned in its place, so that a call has the bits of inlining it
+first; a call in a loop is differentiated by one set of derivative functions
+per callee (`gradopt.autodiff.derivative_functions`; SPEC §11)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from xdsl.dialects.func import CallOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
+from gradopt.autodiff.derivative_functions import call_reverse, call_tangent
 from gradopt.autodiff.paths import callee_of
 from gradopt.autodiff.registry import RegionDerivative, register_derivative
 
@@ -39,4 +42,6 @@ def _before(op: Operation):
     return InsertPoint.before(op)
 
 
-register_derivative(CallOp, RegionDerivative(unfold=inline_call))
+register_derivative(
+    CallOp, RegionDerivative(call_reverse, call_tangent, unfold=inline_call)
+)

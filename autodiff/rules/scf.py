@@ -81,10 +81,13 @@ class _Body:
         source: Block,
         values: dict[SSAValue, SSAValue],
         sources: Sequence[SSAValue] = (),
+        inline: bool = True,
     ) -> list[SSAValue]:
         """Copy `source`'s ops (its arguments mapped by `values`), unfold the
-        calls on the path from `sources` (SPEC §11: the bits of inlining), and
-        return the values its terminator yields."""
+        calls on the path from `sources` unless in a loop (SPEC §11: calls
+        outside loops have the bits of inlining; in a loop one derivative
+        function per callee serves every iteration), and return the values
+        its terminator yields."""
         terminator = source.last_op
         assert terminator is not None
         for op in source.ops:
@@ -94,7 +97,10 @@ class _Body:
                 op.clone(value_mapper=values), self._placeholder
             )
         self._placeholder.operands = [values.get(v, v) for v in terminator.operands]
-        unfold_on_path(lambda: self._placeholder.operands, lambda: sources, self.within)
+        if inline:
+            unfold_on_path(
+                lambda: self._placeholder.operands, lambda: sources, self.within
+            )
         return list(self._placeholder.operands)
 
     def within(self, value: SSAValue) -> bool:
@@ -230,13 +236,15 @@ def _iterate(
         mapping: dict[SSAValue, SSAValue] = dict(
             zip(body.args, [iv, *values], strict=True)
         )
-        return values, b.copy(body, mapping, sources(values))
+        return values, b.copy(body, mapping, sources(values), inline=False)
     before, after = op.before_region.block, op.after_region.block
     values = list(state())
     on_path = sources(values)
-    _, *passed = b.copy(before, dict(zip(before.args, values, strict=True)), on_path)
+    _, *passed = b.copy(
+        before, dict(zip(before.args, values, strict=True)), on_path, inline=False
+    )
     mapping: dict[SSAValue, SSAValue] = dict(zip(after.args, passed, strict=True))
-    return values, b.copy(after, mapping, on_path)
+    return values, b.copy(after, mapping, on_path, inline=False)
 
 
 def _replay(
@@ -570,7 +578,7 @@ def _for_tangent(
     sources = dict(outer)
     sources.update((state[j], t) for j, t in zip(differentiable, carried, strict=True))
     yielded = new.copy(
-        body, dict(zip(body.args, [iv, *state], strict=True)), [*sources]
+        body, dict(zip(body.args, [iv, *state], strict=True)), [*sources], False
     )
     found = forward_walk_from(
         new.e, [yielded[j] for j in differentiable], sources, new.within
@@ -753,7 +761,8 @@ def _while_tangent(
         state, carried = args[: len(block.args)], args[len(block.args) :]
         sources = dict(outer)
         sources.update((state[j], t) for j, t in zip(given, carried, strict=True))
-        out = body.copy(block, dict(zip(block.args, state, strict=True)), [*sources])
+        mapping: dict[SSAValue, SSAValue] = dict(zip(block.args, state, strict=True))
+        out = body.copy(block, mapping, [*sources], inline=False)
         values = out[1:] if block is before else out
         found = forward_walk_from(
             body.e, [values[j] for j in wanted], sources, body.within

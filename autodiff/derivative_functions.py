@@ -1,0 +1,275 @@
+"""One derivative function per callee, for the calls in a loop (SPEC §11).
+
+A call outside loops is unfolded (the bits of inlining); in a loop body, whose
+reverse and tangent are copied once per loop rather than once per iteration,
+a call is differentiated by functions made once per callee and pattern, in
+the manner of Enzyme's split mode:
+
+- `@F__aug_P`: F's body, returning F's results and then the tape, the values
+  of F's body that its reverse reads;
+- `@F__rev_P`: F's arguments, the gradients of the results that have one (P
+  says which, `1` or `0` per result) and the tape, to the gradient of every
+  f32 argument (its shares summed in F's own walk order);
+- `@F__tan_P`: F's arguments and the tangents of the arguments that have one
+  (P, per argument), to the tangents of F's f32 results (F's body run again).
+
+In a loop's reverse, the copied iteration's call of F becomes a call of
+`@F__aug_P` and the walk calls `@F__rev_P` where it reaches the call: the
+reverse reads the tape, and never runs F's body again. Calls in F's body are
+differentiated the same way, so nested calls give nested functions. The
+functions are found again by name (and the `grad.derivative` attribute that
+marks them), so every loop and every pass over the module shares them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
+from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from gradopt.autodiff.emitter import Emitter
+from gradopt.autodiff.paths import callee_of
+from gradopt.autodiff.registry import Share, Tangent
+from gradopt.autodiff.upstream import is_f32_value
+from gradopt.autodiff.walks import backward_walk_from, forward_walk_from
+
+MARK = "grad.derivative"
+"""The attribute that marks a derivative function, naming its kind."""
+
+
+def _pattern(flags: Sequence[bool]) -> str:
+    return "".join("1" if f else "0" for f in flags)
+
+
+def _find(module: ModuleOp, name: str) -> FuncOp | None:
+    for op in module.ops:
+        if isinstance(op, FuncOp) and op.sym_name.data == name:
+            return op
+    return None
+
+
+def _clone_body(
+    callee: FuncOp, block: Block, arguments: Sequence[SSAValue], anchor: Operation
+) -> list[SSAValue]:
+    """Clone `callee`'s body before `anchor` in `block`, its arguments mapped
+    to `arguments`; the values it returns."""
+    body = callee.body.block
+    values: dict[SSAValue, SSAValue] = dict(zip(body.args, arguments, strict=True))
+    terminator = body.last_op
+    assert terminator is not None
+    for op in body.ops:
+        if op is terminator:
+            break
+        block.insert_op_before(op.clone(value_mapper=values), anchor)
+    return [values.get(v, v) for v in terminator.operands]
+
+
+def _add(module: ModuleOp, after: FuncOp, function: FuncOp, kind: str) -> FuncOp:
+    function.attributes[MARK] = StringAttr(kind)
+    function.sym_visibility = StringAttr("private")
+    module.body.block.insert_op_after(function, after)
+    return function
+
+
+def _module_of(op: Operation) -> ModuleOp:
+    while not isinstance(op, ModuleOp):
+        parent = op.parent_op()
+        assert parent is not None
+        op = parent
+    return op
+
+
+def _split(
+    callee: FuncOp, wanted: Sequence[bool], constants: Emitter
+) -> tuple[FuncOp, FuncOp]:
+    """`@F__aug_P` and `@F__rev_P` for the results `wanted` (made once)."""
+    name = callee.sym_name.data
+    module = _module_of(callee)
+    code = _pattern(wanted)
+    aug_name, rev_name = f"{name}__aug_{code}", f"{name}__rev_{code}"
+    found = _find(module, aug_name), _find(module, rev_name)
+    if found[0] is not None and found[1] is not None:
+        return found[0], found[1]
+    inputs = list(callee.function_type.inputs.data)
+    outputs = list(callee.function_type.outputs.data)
+    gradients = [t for t, w in zip(outputs, wanted, strict=True) if w]
+    primal = Block(arg_types=inputs)
+    held = ReturnOp()
+    primal.add_op(held)
+    reverse = Block(arg_types=[*inputs, *gradients])
+    placeholder = ReturnOp()
+    placeholder.location = callee.location
+    reverse.add_op(placeholder)
+    # in the module from the start: the calls in the body look their callees up
+    aug = _add(module, callee, FuncOp(aug_name, ([], []), Region(primal)), "augmented")
+    rev = _add(module, aug, FuncOp(rev_name, ([], []), Region(reverse)), "reverse")
+    results = _clone_body(callee, primal, primal.args, held)
+    e = constants.at(placeholder)
+    seeds = [
+        (r, _given(g))
+        for r, g in zip(
+            [r for r, w in zip(results, wanted, strict=True) if w],
+            reverse.args[len(inputs) :],
+            strict=True,
+        )
+    ]
+    sources = [a for a in primal.args if is_f32_value(a.type)]
+    found_gradients = backward_walk_from(e, seeds, sources)
+    shares = [
+        found_gradients[a] if a in found_gradients else e.zeros_like(a) for a in sources
+    ]
+    tape = _tape(primal, reverse, shares)
+    moved: dict[SSAValue, SSAValue] = dict(
+        zip(primal.args, reverse.args[: len(inputs)], strict=True)
+    )
+    taped = [v for v in tape if v not in moved]
+    moved.update((v, reverse.insert_arg(v.type, len(reverse.args))) for v in taped)
+    for old, new in moved.items():
+        _redirect(old, reverse, new)
+    held.detach()
+    held.erase()
+    primal.add_op(ReturnOp(*results, *taped))
+    placeholder.detach()
+    placeholder.erase()
+    reverse.add_op(ReturnOp(*(moved.get(v, v) for v in shares)))
+    aug.function_type = FunctionType.from_lists(
+        inputs, [*outputs, *(v.type for v in taped)]
+    )
+    rev.function_type = FunctionType.from_lists(
+        reverse.arg_types, [s.type for s in shares]
+    )
+    return aug, rev
+
+
+def _given(value: SSAValue) -> Share:
+    return lambda: value
+
+
+def _inside(op: Operation, block: Block) -> bool:
+    while op.parent is not None:
+        if op.parent is block:
+            return True
+        parent = op.parent_op()
+        if parent is None:
+            return False
+        op = parent
+    return False
+
+
+def _tape(
+    primal: Block, reverse: Block, returned: Sequence[SSAValue]
+) -> list[SSAValue]:
+    """The values of `primal` (its arguments, its ops' results) that the ops
+    of `reverse` read or it returns, in order of first use."""
+    made: set[SSAValue] = set(primal.args)
+    for op in primal.ops:
+        made.update(op.results)
+    read = [v for op in reverse.walk() for v in op.operands if v in made]
+    read += [v for v in returned if v in made]
+    return list(dict.fromkeys(read))
+
+
+def _redirect(value: SSAValue, block: Block, replacement: SSAValue) -> None:
+    """Make the ops in `block` (at any depth) read `replacement` for `value`."""
+    for use in list(value.uses):
+        if _inside(use.operation, block):
+            use.operation.operands[use.index] = replacement
+
+
+def call_reverse(
+    e: Emitter, op: Operation, gradients: Sequence[SSAValue | None]
+) -> Sequence[Share | None]:
+    """Replace the call of F by one of `@F__aug_P` (F's results and its
+    tape) and call `@F__rev_P` from the walk: a share per f32 argument."""
+    assert isinstance(op, CallOp)
+    callee = callee_of(op)
+    assert isinstance(callee, FuncOp)
+    wanted = [g is not None for g in gradients]
+    aug, rev = _split(callee, wanted, e)
+    outputs = aug.function_type.outputs.data
+    augmented = CallOp(aug.sym_name.data, op.arguments, outputs)
+    augmented.location = op.location
+    Rewriter.insert_op(augmented, InsertPoint.before(op))
+    count = len(op.results)
+    for old, new in zip(op.results, augmented.results[:count], strict=True):
+        old.replace_all_uses_with(new)
+    arguments = list(op.arguments)
+    op.detach()
+    op.erase()
+    given = [g for g in gradients if g is not None]
+    reverse = CallOp(
+        rev.sym_name.data,
+        [*arguments, *given, *augmented.results[count:]],
+        rev.function_type.outputs.data,
+    )
+    e.insert(reverse)
+    shares = iter(reverse.results)
+    return [_given(next(shares)) if is_f32_value(a.type) else None for a in arguments]
+
+
+def call_tangent(
+    e: Emitter, op: Operation, tangents: Sequence[Tangent]
+) -> Sequence[Tangent]:
+    """Call `@F__tan_P` with the arguments and the tangents that are given:
+    the tangents of F's f32 results."""
+    assert isinstance(op, CallOp)
+    callee = callee_of(op)
+    assert isinstance(callee, FuncOp)
+    given = [
+        t is not None and is_f32_value(a.type)
+        for a, t in zip(op.arguments, tangents, strict=True)
+    ]
+    function = _tangent_function(callee, given, e)
+    call = CallOp(
+        function.sym_name.data,
+        [
+            *op.arguments,
+            *(t for t, g in zip(tangents, given, strict=True) if g and t is not None),
+        ],
+        function.function_type.outputs.data,
+    )
+    e.insert(call)
+    out = iter(call.results)
+    return [next(out) if is_f32_value(r.type) else None for r in op.results]
+
+
+def _tangent_function(
+    callee: FuncOp, given: Sequence[bool], constants: Emitter
+) -> FuncOp:
+    name = f"{callee.sym_name.data}__tan_{_pattern(given)}"
+    module = _module_of(callee)
+    if (found := _find(module, name)) is not None:
+        return found
+    inputs: list[Attribute] = list(callee.function_type.inputs.data)
+    block = Block(
+        arg_types=[*inputs, *(t for t, g in zip(inputs, given, strict=True) if g)]
+    )
+    placeholder = ReturnOp()
+    placeholder.location = callee.location
+    block.add_op(placeholder)
+    function = _add(module, callee, FuncOp(name, ([], []), Region(block)), "tangent")
+    results = _clone_body(callee, block, block.args[: len(inputs)], placeholder)
+    e = constants.at(placeholder)
+    sources = dict(
+        zip(
+            [a for a, g in zip(block.args, given, strict=False) if g],
+            block.args[len(inputs) :],
+            strict=True,
+        )
+    )
+    wanted = [r for r in results if is_f32_value(r.type)]
+    found = forward_walk_from(e, wanted, sources)
+    tangents = [
+        t if t is not None else e.zeros_like(r)
+        for r, t in zip(wanted, found, strict=True)
+    ]
+    placeholder.detach()
+    placeholder.erase()
+    block.add_op(ReturnOp(*tangents))
+    function.function_type = FunctionType.from_lists(
+        block.arg_types, [t.type for t in tangents]
+    )
+    return function

@@ -1,0 +1,131 @@
+# ruff: noqa: E501 (MLIR text: one op a line, as MLIR prints it)
+"""Calls in loops (SPEC §11): one set of derivative functions per callee and
+pattern serves every call site and every iteration; calls outside loops keep
+the bits of inlining."""
+
+from __future__ import annotations
+
+import numpy as np
+from test_control_flow import close, expanded, results, same_bits
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import CallOp, FuncOp
+
+# @cell calls @inner (nested) and returns its own argument; the loop calls
+# @cell twice and @inner once, and reads %h outside the calls as well.
+PROGRAM = """
+func.func @inner(%a: tensor<2xf32>, %w: tensor<2xf32>) -> tensor<2xf32> {{
+  %m = grad.mul %a, %w : tensor<2xf32>
+  %s = grad.sin %m : tensor<2xf32>
+  func.return %s : tensor<2xf32>
+}}
+func.func @cell(%h: tensor<2xf32>, %w: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {{
+  %i = func.call @inner(%h, %w) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %j = grad.mul %i, %h : tensor<2xf32>
+  func.return %j, %h : tensor<2xf32>, tensor<2xf32>
+}}
+func.func @main(%x: tensor<2xf32>, %w: tensor<2xf32>, %n: i32) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %nd = arith.index_cast %n : i32 to index
+  %count = {count}
+  %r = scf.for %k = %c0 to %count step %c1 iter_args(%h = %x) -> (tensor<2xf32>) {{
+    %a, %same = func.call @cell(%h, %w) : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+    %b, %unused = func.call @cell(%a, %same) : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+    %c = func.call @inner(%b, %w) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    %d = grad.add %c, %h : tensor<2xf32>
+    scf.yield %d : tensor<2xf32>
+  }} {attributes}
+  %sq = grad.mul %r, %r : tensor<2xf32>
+  %l = grad.reduce add %sq [0] : tensor<2xf32> to tensor<f32>
+  %gx, %gw = grad.gradient %l wrt %x, %w control_flow : tensor<f32>, tensor<2xf32>, tensor<2xf32>
+  %t = grad.jvp %r wrt %w, %x control_flow : tensor<2xf32>, tensor<2xf32>
+  func.return %gx, %gw, %t : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}}
+"""
+
+Array = np.ndarray
+X = np.array([0.4, -0.6], np.float32)
+W = np.array([0.9, 1.3], np.float32)
+
+
+def reference(n: int) -> list[np.ndarray]:
+    """The gradients and the jvp in float64 by dual numbers."""
+
+    def run(dx: np.ndarray, dw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        w = W.astype(np.float64)
+        h, dh = X.astype(np.float64), dx
+
+        def inner(a: Array, da: Array, v: Array, dv: Array) -> tuple[Array, Array]:
+            return np.sin(a * v), np.cos(a * v) * (da * v + a * dv)
+
+        def cell(a: Array, da: Array, v: Array, dv: Array) -> tuple[Array, Array]:
+            i, di = inner(a, da, v, dv)
+            return i * a, di * a + i * da
+
+        for _ in range(n):
+            a, da = cell(h, dh, w, dw)
+            b, db = cell(a, da, h, dh)
+            c, dc = inner(b, db, w, dw)
+            h, dh = c + h, dc + dh
+        return h, dh
+
+    eye, zero = np.eye(2), np.zeros(2)
+    gx = [np.sum(2 * np.prod(run(e, zero), axis=0)) for e in eye]
+    gw = [np.sum(2 * np.prod(run(zero, e), axis=0)) for e in eye]
+    return [np.array(gx), np.array(gw), run(zero, X.astype(np.float64))[1]]
+
+
+def functions(module: ModuleOp) -> dict[str, int]:
+    """Each function's name, with the number of calls of it."""
+    calls: dict[str, int] = {}
+    for op in module.walk():
+        if isinstance(op, CallOp):
+            name = op.callee.string_value()
+            calls[name] = calls.get(name, 0) + 1
+    return {
+        op.sym_name.data: calls.get(op.sym_name.data, 0)
+        for op in module.ops
+        if isinstance(op, FuncOp)
+    }
+
+
+def test_one_derivative_function_per_callee_in_a_loop() -> None:
+    module = expanded(
+        PROGRAM.format(count="arith.addi %nd, %c0 : index", attributes="")
+    )
+    found = functions(module)
+    # the reverse: one pair of functions per callee and pattern of results
+    # with a gradient: @cell's first site passes both results on (its second,
+    # the argument it returns, is the next call's %w), its second site only
+    # the first; @inner's pair serves the loop's site and the sites in both
+    # @cell__aug functions. The tangent: @cell__tan_11 at its two sites,
+    # @inner__tan_11 at the loop's site and in @cell__tan_11.
+    assert {k: v for k, v in found.items() if "__" in k} == {
+        "cell__aug_11": 1,
+        "cell__rev_11": 1,
+        "cell__aug_10": 1,
+        "cell__rev_10": 1,
+        "inner__aug_1": 3,
+        "inner__rev_1": 3,
+        "cell__tan_11": 2,
+        "inner__tan_11": 2,
+    }
+    for n in (0, 1, 3):
+        got = results(module, X, W, np.array(n, np.int32))
+        for value, expected in zip(got, reference(n), strict=True):
+            close(value, expected, 1e-4)
+
+
+def test_calls_in_a_loop_against_the_unrolled_and_inlined_program() -> None:
+    text = PROGRAM.format(count="arith.constant 3 : index", attributes="")
+    args = (X, W, np.array(3, np.int32))
+    found = results(expanded(text), *args)
+    unrolled = results(expanded(text, unroll=True), *args)
+    for value, other in zip(found, unrolled, strict=True):
+        np.testing.assert_allclose(value, other, rtol=1e-5, atol=1e-6)
+    for policy in (
+        '{"grad.checkpoint" = "periodic"}',
+        '{"grad.checkpoint" = "binomial", "grad.snapshots" = 2 : i64}',
+    ):
+        marked = PROGRAM.format(count="arith.constant 3 : index", attributes=policy)
+        assert same_bits(results(expanded(marked), *args), found)
