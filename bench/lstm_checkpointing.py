@@ -86,7 +86,13 @@ def measure(policy: str, steps: int) -> dict[str, object]:
     tracemalloc: its peak above the memory in use before it."""
     h = HIDDEN
     text = PROGRAM.format(
-        h=h, d=INPUT, g=4 * h, h2=2 * h, h3=3 * h, rows=steps, attributes=POLICIES[policy]
+        h=h,
+        d=INPUT,
+        g=4 * h,
+        h2=2 * h,
+        h3=3 * h,
+        rows=steps,
+        attributes=POLICIES[policy],
     )
     rng = np.random.default_rng(0)
     args = [
@@ -135,7 +141,9 @@ def main(steps: int) -> None:
         rows.append(json.loads(out))
     same = all(r["bits"] == rows[0]["bits"] for r in rows)
     print(f"N = {steps}, state (h, c) = {state} bytes, bit-equal results: {same}")
-    print("| policy | carried states kept (predicted) | tracemalloc peak | max RSS | time |")
+    print(
+        "| policy | carried states kept (predicted) | tracemalloc peak | max RSS | time |"
+    )
     print("|---|---:|---:|---:|---:|")
     for r in rows:
         p = str(r["policy"])
