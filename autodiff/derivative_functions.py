@@ -25,19 +25,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    FunctionType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    i64,
+)
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from gradopt.autodiff.emitter import Emitter
-from gradopt.autodiff.paths import callee_of
-from gradopt.autodiff.registry import Share, Tangent
+from gradopt.autodiff.paths import KEPT_CALLS, callee_of, inputs_of, post_order
+from gradopt.autodiff.registry import InOrder, Share, Tangent
 from gradopt.autodiff.upstream import is_f32_value
-from gradopt.autodiff.walks import backward_walk_from, forward_walk_from
+from gradopt.autodiff.walks import (
+    backward_walk_from,
+    forward_walk_from,
+    unfold_on_path,
+)
 
 MARK = "grad.derivative"
 """The attribute that marks a derivative function, naming its kind."""
+SHARES = "grad.shares"
+"""The attribute of a reverse function: the argument each result is a share
+of, in the order the shares arrive in the callee's walk."""
 
 
 def _pattern(flags: Sequence[bool]) -> str:
@@ -106,7 +120,10 @@ def _split(
     # in the module from the start: the calls in the body look their callees up
     aug = _add(module, callee, FuncOp(aug_name, ([], []), Region(primal)), "augmented")
     rev = _add(module, aug, FuncOp(rev_name, ([], []), Region(reverse)), "reverse")
-    results = _clone_body(callee, primal, primal.args, held)
+    held.operands = _clone_body(callee, primal, primal.args, held)
+    sources = [a for a in primal.args if is_f32_value(a.type)]
+    unfold_on_path(lambda: held.operands, lambda: sources, reverse=True)
+    results = list(held.operands)
     e = constants.at(placeholder)
     seeds = [
         (r, _given(g))
@@ -116,11 +133,9 @@ def _split(
             strict=True,
         )
     ]
-    sources = [a for a in primal.args if is_f32_value(a.type)]
-    found_gradients = backward_walk_from(e, seeds, sources)
-    shares = [
-        found_gradients[a] if a in found_gradients else e.zeros_like(a) for a in sources
-    ]
+    arrivals: list[tuple[SSAValue, SSAValue]] = []
+    backward_walk_from(e, seeds, sources, arrivals=arrivals)
+    shares = [share for _, share in arrivals]
     tape = _tape(primal, reverse, shares)
     moved: dict[SSAValue, SSAValue] = dict(
         zip(primal.args, reverse.args[: len(inputs)], strict=True)
@@ -129,6 +144,7 @@ def _split(
     moved.update((v, reverse.insert_arg(v.type, len(reverse.args))) for v in taped)
     for old, new in moved.items():
         _redirect(old, reverse, new)
+    results = list(held.operands)  # the walk replaced the calls in the body
     held.detach()
     held.erase()
     primal.add_op(ReturnOp(*results, *taped))
@@ -141,6 +157,8 @@ def _split(
     rev.function_type = FunctionType.from_lists(
         reverse.arg_types, [s.type for s in shares]
     )
+    positions = [primal.args.index(a) for a, _ in arrivals]
+    rev.attributes[SHARES] = ArrayAttr(IntegerAttr(k, i64) for k in positions)
     return aug, rev
 
 
@@ -179,9 +197,34 @@ def _redirect(value: SSAValue, block: Block, replacement: SSAValue) -> None:
             use.operation.operands[use.index] = replacement
 
 
+def has_inlining_bits(op: Operation) -> bool:
+    """Whether the call `op` has the bits of inlining when differentiated by
+    its functions outside loops, which needs the walk to meet the callee's
+    shares in the inlined order (SPEC §5.2): the callee has one result, not
+    one of its arguments (that result's shares would reach the argument
+    summed), and no argument depends on another through a value that
+    receives shares from within the call's inlined span (then the walk would
+    add those shares between the callee's, which arrive at the call's place
+    at once). Otherwise the call is inlined."""
+    assert isinstance(op, CallOp)
+    callee = callee_of(op)
+    if not isinstance(callee, FuncOp) or len(op.results) != 1:
+        return False
+    terminator = callee.body.block.last_op
+    if terminator is None or any(
+        isinstance(v, BlockArgument) for v in terminator.operands
+    ):
+        return False
+    active = {a for a in op.arguments if is_f32_value(a.type)}
+    for argument in op.arguments:
+        if active.intersection(post_order(argument, inputs_of)[:-1]):
+            return False
+    return True
+
+
 def call_reverse(
     e: Emitter, op: Operation, gradients: Sequence[SSAValue | None]
-) -> Sequence[Share | None]:
+) -> Sequence[Share | None] | InOrder:
     """Replace the call of F by one of `@F__aug_P` (F's results and its
     tape) and call `@F__rev_P` from the walk: a share per f32 argument."""
     assert isinstance(op, CallOp)
@@ -197,6 +240,7 @@ def call_reverse(
     for old, new in zip(op.results, augmented.results[:count], strict=True):
         old.replace_all_uses_with(new)
     arguments = list(op.arguments)
+    KEPT_CALLS.discard(op)
     op.detach()
     op.erase()
     given = [g for g in gradients if g is not None]
@@ -206,8 +250,13 @@ def call_reverse(
         rev.function_type.outputs.data,
     )
     e.insert(reverse)
-    shares = iter(reverse.results)
-    return [_given(next(shares)) if is_f32_value(a.type) else None for a in arguments]
+    positions = rev.attributes[SHARES]
+    assert isinstance(positions, ArrayAttr)
+    return InOrder(
+        (arguments[k.value.data], _given(share))
+        for k, share in zip(positions.data, reverse.results, strict=True)
+        if isinstance(k, IntegerAttr)
+    )
 
 
 def call_tangent(

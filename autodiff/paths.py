@@ -56,7 +56,28 @@ def inputs_of(value: SSAValue) -> Sequence[SSAValue]:
     op = value.op
     if op.regions and (has_joint_rule(op) or _takes_captured(op)):
         return [*op.operands, *captured(op)]
+    if op in KEPT_CALLS and (callee := callee_of(op)) is not None:
+        return _reached_arguments(op, callee)
     return op.operands
+
+
+KEPT_CALLS: set[Operation] = set()
+"""The calls on a path that a reverse walk differentiates by their functions
+rather than inlined (`unfold_on_path` puts them here, their rule takes them
+out when it replaces them): the walk takes their arguments in the order the
+inlined body reaches them."""
+
+
+def _reached_arguments(call: CallOp, callee: Operation) -> list[SSAValue]:
+    """A call's arguments in the order in which the walk of its inlined body
+    first reaches them (SPEC §11: the walk meets the callee's shares as the
+    inlined body would give them), those it never reaches left out."""
+    body = callee.regions[0].blocks.first if callee.regions else None
+    if body is None or body.last_op is None:
+        return list(call.operands)
+    order = post_order_all(body.last_op.operands, inputs_of)
+    position = {a: k for k, a in enumerate(body.args)}
+    return [call.operands[position[v]] for v in order if v in position]
 
 
 def _takes_captured(op: Operation) -> bool:

@@ -157,11 +157,19 @@ class Derivative:
         return Derivative(reverse, tangent)
 
 
+class InOrder(list[tuple[SSAValue, Share]]):
+    """What a joint reverse rule may give instead of a share per input: the
+    shares of its inputs one by one, in the order they arrive (a derivative
+    function's shares to its arguments, which the walk adds one by one as
+    the inlined body would)."""
+
+
 JointReverseRule = Callable[
-    ["Emitter", Operation, Sequence[SSAValue | None]], Sequence[Share | None]
+    ["Emitter", Operation, Sequence[SSAValue | None]], Sequence[Share | None] | InOrder
 ]
 """Given the gradient of every result (None: none reached it), a share builder
-per input: the operands, then the values the op's regions capture."""
+per input: the operands, then the values the op's regions capture (or the
+shares `InOrder`)."""
 
 JointTangentRule = Callable[
     ["Emitter", Operation, Sequence[Tangent]], Sequence[Tangent]
@@ -190,6 +198,12 @@ class RegionDerivative:
     check: Callable[[Operation], None] | None = None
     """Raises an `OpError` if the op's own settings (a loop's checkpointing
     attributes) cannot be differentiated; the verifier calls it on the path."""
+    kept: Callable[[Operation], bool] | None = None
+    """Whether the reverse rule of an op that unfolds gives it the bits of
+    unfolding it, so that it may stay (a call: SPEC §11)."""
+
+    def keeps(self, op: Operation) -> bool:
+        return self.kept is not None and self.kept(op)
 
     def __post_init__(self) -> None:
         if (self.reverse is None) != (self.tangent is None) or (

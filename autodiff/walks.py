@@ -18,6 +18,7 @@ from xdsl.ir import Block, Operation, OpResult, SSAValue
 
 from gradopt.autodiff.emitter import ConstantPool, Emitter
 from gradopt.autodiff.paths import (
+    KEPT_CALLS,
     Inputs,
     depends_on,
     differentiable_inputs,
@@ -28,6 +29,7 @@ from gradopt.autodiff.paths import (
 )
 from gradopt.autodiff.registry import (
     Derivative,
+    InOrder,
     RegionDerivative,
     ReverseRule,
     Tangent,
@@ -106,18 +108,28 @@ def unfold_on_path(
     roots: Callable[[], Sequence[SSAValue]],
     sources: Callable[[], Sequence[SSAValue]],
     within: Within = None,
+    reverse: bool = False,
 ) -> None:
     """Replace every op on the path that stands for other ops (a call, by its
     callee's body) by them, until none is left (SPEC §11: calls outside loops
-    have the bits of inlining). `roots` and `sources` are read again after
-    each round, as replacing an op replaces its results."""
+    have the bits of inlining); for the reverse, an op that its rules give
+    those bits as well (`RegionDerivative.keeps`) stays. `roots` and
+    `sources` are read again after each round, as replacing an op replaces
+    its results."""
     while True:
         order, path = paths_between(roots(), sources(), within)
         unfolding: dict[Operation, RegionDerivative] = {}
         for value in order:
             if value in path and isinstance(value, OpResult):
                 derivative = derivative_of(value.op)
-                if isinstance(derivative, RegionDerivative) and derivative.unfold:
+                if (
+                    not isinstance(derivative, RegionDerivative)
+                    or not derivative.unfold
+                ):
+                    continue
+                if reverse and derivative.keeps(value.op):
+                    KEPT_CALLS.add(value.op)
+                else:
                     unfolding[value.op] = derivative
         if not unfolding:
             return
@@ -142,16 +154,28 @@ def backward_walk_from(
     seeds: Sequence[tuple[SSAValue, Callable[[], SSAValue]]],
     targets: Sequence[SSAValue],
     within: Within = None,
+    arrivals: list[tuple[SSAValue, SSAValue]] | None = None,
 ) -> dict[SSAValue, SSAValue]:
     """`backward_walk` from several roots, each with its seed (a region's
     yielded values with their gradients); an op with a joint rule runs it once
-    every result has its gradient, at the place of its first result."""
+    every result has its gradient, at the place of its first result (a rule
+    that gives an input several shares gives them `InOrder`). With
+    `arrivals`, every share that a target receives is also listed there, in
+    the order of arrival (a derivative function returns them so)."""
     order, path = paths_between([v for v, _ in seeds], targets, within)
     f32_inputs = _restricted(differentiable_inputs, within)
     received: dict[SSAValue, list[SSAValue]] = defaultdict(list)
+    listed = set(targets) if arrivals is not None else set()
+
+    def send(value: SSAValue, share: SSAValue) -> None:
+        received[value].append(share)
+        if value in listed:
+            assert arrivals is not None
+            arrivals.append((value, share))
+
     for value, seed in seeds:
         if value in path:
-            received[value].append(seed())
+            send(value, seed())
     joint = _first_results(order, within)
     joint_ops = set(joint.values())
     gradients: dict[SSAValue, SSAValue] = {}
@@ -173,7 +197,7 @@ def backward_walk_from(
                     inputs_of(value), rule(e, value.op, g), strict=True
                 ):
                     if share is not None and operand in path:
-                        received[operand].append(share())
+                        send(operand, share())
         if (node := joint.get(value)) is not None:
             outgoing = [gradients.get(r) for r in node.results]
             if any(g is not None for g in outgoing) and any(
@@ -184,9 +208,14 @@ def backward_walk_from(
                 e.result = value
                 inputs = inputs_of(value)  # a call's rule replaces the call
                 shares = rules.reverse(e, node, outgoing)
-                for input, share in zip(inputs, shares, strict=True):
+                pairs = (
+                    shares
+                    if isinstance(shares, InOrder)
+                    else zip(inputs, shares, strict=True)
+                )
+                for input, share in pairs:
                     if share is not None and input in path:
-                        received[input].append(share())
+                        send(input, share())
     return gradients
 
 
@@ -270,7 +299,9 @@ def expand_reverse(ops: Sequence[ReverseModeOp], constants: ConstantPool) -> Non
     first = ops[0]
     if any(op.control_flow is not None for op in ops):
         unfold_on_path(
-            lambda: [first.loss], lambda: [t for op in ops for t in op.targets]
+            lambda: [first.loss],
+            lambda: [t for op in ops for t in op.targets],
+            reverse=True,
         )
     e = Emitter(first, constants)
     loss = first.loss

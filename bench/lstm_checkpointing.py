@@ -33,7 +33,7 @@ from gradopt import Program
 HIDDEN, INPUT = 32, 8
 
 PROGRAM = """
-func.func @main(%h0: tensor<1x{h}xf32>, %c0: tensor<1x{h}xf32>, %xs: tensor<{rows}x{d}xf32>, %wx: tensor<{d}x{g}xf32>, %wh: tensor<{h}x{g}xf32>, %b: tensor<1x{g}xf32>, %n: tensor<i32>) -> (tensor<1x{h}xf32>, tensor<1x{h}xf32>, tensor<{d}x{g}xf32>, tensor<{h}x{g}xf32>, tensor<1x{g}xf32>) {{
+func.func @main(%h0: tensor<1x{h}xf32>, %c0: tensor<1x{h}xf32>, %xs: tensor<{rows}x{d}xf32>, %wx: tensor<{d}x{g}xf32>, %wh: tensor<{h}x{g}xf32>, %b: tensor<1x{g}xf32>, %n: tensor<i32>) -> ({results}) {{
   %lo = arith.constant 0 : index
   %one = arith.constant 1 : index
   %ni = tensor.extract %n[] : tensor<i32>
@@ -62,8 +62,7 @@ func.func @main(%h0: tensor<1x{h}xf32>, %c0: tensor<1x{h}xf32>, %xs: tensor<{row
   }} {attributes}
   %sq = grad.mul %hs, %hs : tensor<1x{h}xf32>
   %l = grad.reduce add %sq [0, 1] : tensor<1x{h}xf32> to tensor<f32>
-  %dh, %dc, %dwx, %dwh, %db = grad.gradient %l wrt %h0, %c0, %wx, %wh, %b control_flow : tensor<f32>, tensor<1x{h}xf32>, tensor<1x{h}xf32>, tensor<{d}x{g}xf32>, tensor<{h}x{g}xf32>, tensor<1x{g}xf32>
-  func.return %dh, %dc, %dwx, %dwh, %db : tensor<1x{h}xf32>, tensor<1x{h}xf32>, tensor<{d}x{g}xf32>, tensor<{h}x{g}xf32>, tensor<1x{g}xf32>
+  {tail}
 }}
 func.func @sigmoid(%z: tensor<1x{h}xf32>, %half: tensor<1x{h}xf32>) -> tensor<1x{h}xf32> {{
   %a = grad.mul %z, %half : tensor<1x{h}xf32>
@@ -74,7 +73,13 @@ func.func @sigmoid(%z: tensor<1x{h}xf32>, %half: tensor<1x{h}xf32>) -> tensor<1x
 }}
 """
 
+GRADIENT = """%dh, %dc, %dwx, %dwh, %db = grad.gradient %l wrt %h0, %c0, %wx, %wh, %b control_flow : tensor<f32>, tensor<1x{h}xf32>, tensor<1x{h}xf32>, tensor<{d}x{g}xf32>, tensor<{h}x{g}xf32>, tensor<1x{g}xf32>
+  func.return %dh, %dc, %dwx, %dwh, %db : tensor<1x{h}xf32>, tensor<1x{h}xf32>, tensor<{d}x{g}xf32>, tensor<{h}x{g}xf32>, tensor<1x{g}xf32>"""
+GRADIENTS = "tensor<1x{h}xf32>, tensor<1x{h}xf32>, tensor<{d}x{g}xf32>, tensor<{h}x{g}xf32>, tensor<1x{g}xf32>"
+FORWARD = "func.return %l : tensor<f32>"
+
 POLICIES = {
+    "forward": "",
     "cache": "",
     "periodic": '{"grad.checkpoint" = "periodic"}',
     "binomial": '{"grad.checkpoint" = "binomial"}',
@@ -85,14 +90,16 @@ def measure(policy: str, steps: int) -> dict[str, object]:
     """Prepare the program, run 10 steps, then the N-step run under
     tracemalloc: its peak above the memory in use before it."""
     h = HIDDEN
+    sizes = {"h": h, "d": INPUT, "g": 4 * h}
+    forward = policy == "forward"
     text = PROGRAM.format(
-        h=h,
-        d=INPUT,
-        g=4 * h,
+        **sizes,
         h2=2 * h,
         h3=3 * h,
         rows=steps,
         attributes=POLICIES[policy],
+        tail=(FORWARD if forward else GRADIENT.format(**sizes)),
+        results="tensor<f32>" if forward else GRADIENTS.format(**sizes),
     )
     rng = np.random.default_rng(0)
     args = [
@@ -126,6 +133,7 @@ def main(steps: int) -> None:
     period = math.isqrt(steps - 1) + 1
     snapshots = (steps - 1).bit_length()
     predicted = {
+        "forward": 0,
         "cache": steps * state,
         "periodic": (-(-steps // period) + period) * state,
         "binomial": snapshots * state,
@@ -139,7 +147,7 @@ def main(steps: int) -> None:
             text=True,
         ).stdout
         rows.append(json.loads(out))
-    same = all(r["bits"] == rows[0]["bits"] for r in rows)
+    same = all(r["bits"] == rows[1]["bits"] for r in rows[1:])
     print(f"N = {steps}, state (h, c) = {state} bytes, bit-equal results: {same}")
     print(
         "| policy | carried states kept (predicted) | tracemalloc peak | max RSS | time |"

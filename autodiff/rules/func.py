@@ -10,7 +10,11 @@ from xdsl.dialects.func import CallOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
-from gradopt.autodiff.derivative_functions import call_reverse, call_tangent
+from gradopt.autodiff.derivative_functions import (
+    call_reverse,
+    call_tangent,
+    has_inlining_bits,
+)
 from gradopt.autodiff.paths import callee_of
 from gradopt.autodiff.registry import RegionDerivative, register_derivative
 
@@ -43,5 +47,8 @@ def _before(op: Operation):
 
 
 register_derivative(
-    CallOp, RegionDerivative(call_reverse, call_tangent, unfold=inline_call)
+    CallOp,
+    RegionDerivative(
+        call_reverse, call_tangent, unfold=inline_call, kept=has_inlining_bits
+    ),
 )
