@@ -181,7 +181,7 @@ def backward_walk_from(
     gradients: dict[SSAValue, SSAValue] = {}
     for value in reversed(order):
         shares = received.pop(value, None)
-        if shares is not None:
+        if shares is not None and value not in listed:
             g = shares[0]
             for share in shares[1:]:
                 g = e.accumulate(value, g, share)

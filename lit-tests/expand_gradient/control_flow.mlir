@@ -1,11 +1,14 @@
 // RUN: grad-opt %s --split-input-file -p expand-gradient | filecheck %s
 
 // SPEC §11: the expansion under `control_flow`. A call on the path is
-// replaced by its callee's body; a loop's gradient is a recording loop that
-// stores each iteration's carried values, then a reverse loop over them, last
-// to first, whose body recomputes the iteration and walks it backward,
-// carrying the iter_args' gradient and the running sum of each outer value's
-// shares; a branch's gradient is a branch.
+// differentiated by an augmented function (the callee's results and the
+// values its reverse reads) and a reverse function (each share to an
+// argument, in the order the inlined body would send them), or replaced by
+// its callee's body where that alone keeps the bits of inlining; a loop's
+// gradient is a recording loop that stores each iteration's carried values,
+// then a reverse loop over them, last to first, whose body recomputes the
+// iteration and walks it backward, carrying the iter_args' gradient and the
+// running sum of each outer value's shares; a branch's gradient is a branch.
 
 func.func @square(%a: tensor<3xf32>) -> tensor<3xf32> {
   %m = grad.mul %a, %a : tensor<3xf32>
@@ -18,13 +21,21 @@ func.func @call(%x: tensor<3xf32>) -> tensor<3xf32> {
   func.return %g : tensor<3xf32>
 }
 
-// CHECK-LABEL: func.func @call(%x: tensor<3xf32>) -> tensor<3xf32> {
-// CHECK-NEXT:    %m = grad.mul %x, %x : tensor<3xf32>
-// CHECK-NEXT:    %l = grad.reduce add %m [0] : tensor<3xf32> to tensor<f32>
+// CHECK-LABEL: func.func private @square__aug_1(%0: tensor<3xf32>) -> tensor<3xf32> attributes {grad.derivative = "augmented"} {
+// CHECK-NEXT:    %m = grad.mul %0, %0 : tensor<3xf32>
+// CHECK-NEXT:    func.return %m : tensor<3xf32>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  func.func private @square__rev_1(%0: tensor<3xf32>, %1: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) attributes {grad.derivative = "reverse", grad.shares = [0 : i64, 0 : i64]} {
+// CHECK-NEXT:    %2 = grad.mul %1, %0 : tensor<3xf32>
+// CHECK-NEXT:    %3 = grad.mul %1, %0 : tensor<3xf32>
+// CHECK-NEXT:    func.return %2, %3 : tensor<3xf32>, tensor<3xf32>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  func.func @call(%x: tensor<3xf32>) -> tensor<3xf32> {
+// CHECK-NEXT:    %c = func.call @square__aug_1(%x) : (tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT:    %l = grad.reduce add %c [0] : tensor<3xf32> to tensor<f32>
 // CHECK-NEXT:    %0 = grad.const 1.0 : tensor<f32>
 // CHECK-NEXT:    %1 = grad.broadcast %0 [] : tensor<f32> to tensor<3xf32>
-// CHECK-NEXT:    %2 = grad.mul %1, %x : tensor<3xf32>
-// CHECK-NEXT:    %3 = grad.mul %1, %x : tensor<3xf32>
+// CHECK-NEXT:    %2, %3 = func.call @square__rev_1(%x, %1) : (tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
 // CHECK-NEXT:    %g = grad.add %2, %3 : tensor<3xf32>
 // CHECK-NEXT:    func.return %g : tensor<3xf32>
 
@@ -150,3 +161,53 @@ func.func @jvp_call(%x: tensor<f32>, %t: tensor<f32>) -> tensor<f32> {
 // CHECK-NEXT:    %4 = grad.mul %m, %t : tensor<f32>
 // CHECK-NEXT:    %d = grad.add %3, %4 : tensor<f32>
 // CHECK-NEXT:    func.return %d : tensor<f32>
+
+// -----
+
+// A callee called twice in a loop: one augmented function (its results, then
+// the tape) and one reverse function (a result per share, in arrival order)
+// serve both sites; the reverse loop calls them at each site.
+func.func @cell(%h: tensor<2xf32>, %w: tensor<2xf32>) -> tensor<2xf32> {
+  %a = grad.mul %h, %w : tensor<2xf32>
+  %b = grad.sin %a : tensor<2xf32>
+  func.return %b : tensor<2xf32>
+}
+func.func @loop(%x: tensor<2xf32>, %w: tensor<2xf32>) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%h = %x) -> (tensor<2xf32>) {
+    %n = func.call @cell(%h, %w) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    %m = func.call @cell(%n, %w) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    scf.yield %m : tensor<2xf32>
+  }
+  %l = grad.reduce add %r [0] : tensor<2xf32> to tensor<f32>
+  %g = grad.gradient %l wrt %w control_flow : tensor<f32>, tensor<2xf32>
+  func.return %g : tensor<2xf32>
+}
+
+// CHECK-LABEL: func.func private @cell__aug_1(%0: tensor<2xf32>, %1: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) attributes {grad.derivative = "augmented"} {
+// CHECK-NEXT:    %a = grad.mul %0, %1 : tensor<2xf32>
+// CHECK-NEXT:    %b = grad.sin %a : tensor<2xf32>
+// CHECK-NEXT:    func.return %b, %a : tensor<2xf32>, tensor<2xf32>
+// CHECK-NEXT:  }
+// CHECK-NEXT:  func.func private @cell__rev_1(%0: tensor<2xf32>, %1: tensor<2xf32>, %2: tensor<2xf32>, %3: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) attributes {grad.derivative = "reverse", grad.shares = [0 : i64, 1 : i64]} {
+// CHECK:         %[[G:.*]] = grad.mul %2, %{{.*}} : tensor<2xf32>
+// CHECK-NEXT:    %[[GH:.*]] = grad.mul %[[G]], %1 : tensor<2xf32>
+// CHECK-NEXT:    %[[GW:.*]] = grad.mul %[[G]], %0 : tensor<2xf32>
+// CHECK-NEXT:    func.return %[[GH]], %[[GW]] : tensor<2xf32>, tensor<2xf32>
+// CHECK-NEXT:  }
+// CHECK-LABEL: func.func @loop(
+// CHECK:         scf.for
+// CHECK:           func.call @cell(
+// CHECK-NEXT:      func.call @cell(
+// CHECK:         %{{.*}}, %g = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[GR:.*]] = %{{.*}}, %[[SUM:.*]] = %{{.*}}) -> (tensor<2xf32>, tensor<2xf32>) {
+// CHECK:           %[[H:.*]] = tensor.extract_slice
+// CHECK-NEXT:      %[[N:.*]], %[[T1:.*]] = func.call @cell__aug_1(%[[H]], %w)
+// CHECK-NEXT:      %{{.*}}, %[[T2:.*]] = func.call @cell__aug_1(%[[N]], %w)
+// CHECK-NEXT:      %[[GN:.*]], %[[W2:.*]] = func.call @cell__rev_1(%[[N]], %w, %[[GR]], %[[T2]])
+// CHECK-NEXT:      %[[GH:.*]], %[[W1:.*]] = func.call @cell__rev_1(%[[H]], %w, %[[GN]], %[[T1]])
+// CHECK-NEXT:      %[[GW:.*]] = grad.add %[[W2]], %[[W1]] : tensor<2xf32>
+// CHECK-NEXT:      %[[NEXT:.*]] = grad.add %[[SUM]], %[[GW]] : tensor<2xf32>
+// CHECK-NEXT:      scf.yield %[[GH]], %[[NEXT]] : tensor<2xf32>, tensor<2xf32>
+// CHECK-NOT:   func.func
