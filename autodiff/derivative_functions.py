@@ -302,7 +302,7 @@ def _tangent_function(
     function = _add(module, callee, FuncOp(name, ([], []), Region(block)), "tangent")
     results = _clone_body(callee, block, block.args[: len(inputs)], placeholder)
     e = constants.at(placeholder)
-    sources = dict(
+    sources: dict[SSAValue, SSAValue] = dict(
         zip(
             [a for a, g in zip(block.args, given, strict=False) if g],
             block.args[len(inputs) :],

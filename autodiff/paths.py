@@ -56,7 +56,11 @@ def inputs_of(value: SSAValue) -> Sequence[SSAValue]:
     op = value.op
     if op.regions and (has_joint_rule(op) or _takes_captured(op)):
         return [*op.operands, *captured(op)]
-    if op in KEPT_CALLS and (callee := callee_of(op)) is not None:
+    if (
+        isinstance(op, CallOp)
+        and op in KEPT_CALLS
+        and (callee := callee_of(op)) is not None
+    ):
         return _reached_arguments(op, callee)
     return op.operands
 
@@ -76,7 +80,7 @@ def _reached_arguments(call: CallOp, callee: Operation) -> list[SSAValue]:
     if body is None or body.last_op is None:
         return list(call.operands)
     order = post_order_all(body.last_op.operands, inputs_of)
-    position = {a: k for k, a in enumerate(body.args)}
+    position: dict[SSAValue, int] = {a: k for k, a in enumerate(body.args)}
     return [call.operands[position[v]] for v in order if v in position]
 
 
