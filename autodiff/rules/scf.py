@@ -618,16 +618,25 @@ def _if_reverse(
     outer = [v for v in captured(op) if is_f32_value(v.type)]
     branch, sides = _branches(e, op, [v.type for v in outer], outer)
     for side, yielded in sides:
-        seeds = [
-            (y, _given(g))
-            for y, g in zip(yielded, gradients, strict=True)
-            if g is not None
-        ]
-        found = backward_walk_from(side.e, seeds, outer, side.within)
-        side.close(
-            YieldOp(*(found[v] if v in found else side.e.zeros_like(v) for v in outer))
-        )
+        _yield_gradients(side, yielded, gradients, outer)
     return [None, *_outer_shares(op, outer, branch.results)]
+
+
+def _yield_gradients(
+    body: _Body,
+    yielded: Sequence[SSAValue],
+    gradients: Sequence[SSAValue | None],
+    sources: Sequence[SSAValue],
+) -> None:
+    """Walk `body` back from the values it `yielded`, with their `gradients`,
+    and yield the gradients of `sources` (zeros for one that gets none)."""
+    seeds = [
+        (y, _given(g)) for y, g in zip(yielded, gradients, strict=True) if g is not None
+    ]
+    found = backward_walk_from(body.e, seeds, sources, body.within)
+    body.close(
+        YieldOp(*(found[v] if v in found else body.e.zeros_like(v) for v in sources))
+    )
 
 
 def _if_tangent(
@@ -709,17 +718,7 @@ def _while_reverse(
         sources = [*(last[j] for j in differentiable), *outer]
         mapping: dict[SSAValue, SSAValue] = dict(zip(before.args, last, strict=True))
         _, *values = exit.copy(before, mapping, sources)
-        seeds = [
-            (v, _given(g))
-            for v, g in zip(values, gradients, strict=True)
-            if g is not None
-        ]
-        found = backward_walk_from(exit.e, seeds, sources, exit.within)
-        exit.close(
-            YieldOp(
-                *(found[v] if v in found else exit.e.zeros_like(v) for v in sources)
-            )
-        )
+        _yield_gradients(exit, values, gradients, sources)
         return leaving.results
 
     return _carried_shares(op, carries, _loop_reverse(e, op, count, None, leave))
