@@ -211,3 +211,46 @@ func.func @loop(%x: tensor<2xf32>, %w: tensor<2xf32>) -> tensor<2xf32> {
 // CHECK-NEXT:      %[[NEXT:.*]] = grad.add %[[SUM]], %[[GW]] : tensor<2xf32>
 // CHECK-NEXT:      scf.yield %[[GH]], %[[NEXT]] : tensor<2xf32>, tensor<2xf32>
 // CHECK-NOT:   func.func
+
+// -----
+
+// Binomial checkpointing: a stack of at most C snapshots (the carried values
+// and their positions, the first the loop's initial values), and a loop that
+// takes the top snapshot, runs the iterations up to where revolve's rule
+// says (an integer search for its binomial range, then the rule), and either
+// reverses the last iteration left there or pushes the state reached.
+func.func @binomial(%x: tensor<3xf32>, %w: tensor<3xf32>, %n: index) -> tensor<3xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%h = %x) -> (tensor<3xf32>) {
+    %a = grad.mul %h, %w : tensor<3xf32>
+    scf.yield %a : tensor<3xf32>
+  } {"grad.checkpoint" = "binomial", "grad.snapshots" = 3 : i64}
+  %l = grad.reduce add %r [0] : tensor<3xf32> to tensor<f32>
+  %g = grad.gradient %l wrt %w control_flow : tensor<f32>, tensor<3xf32>
+  func.return %g : tensor<3xf32>
+}
+
+// CHECK-LABEL: func.func @binomial(
+// CHECK:         %[[STACK:.*]] = tensor.empty(%[[C:.*]]) : tensor<?x3xf32>
+// CHECK-NEXT:    %[[FIRST:.*]] = tensor.insert_slice %x into %[[STACK]][%[[ZERO:.*]], 0] [1, 3] [1, 1] : tensor<3xf32> into tensor<?x3xf32>
+// CHECK-NEXT:    %[[AT:.*]] = tensor.empty(%[[C]]) : tensor<?xindex>
+// CHECK-NEXT:    %[[AT0:.*]] = tensor.insert %[[ZERO]] into %[[AT]][%[[ZERO]]] : tensor<?xindex>
+// CHECK-NEXT:    %{{.*}}, %g, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %[[ZERO]], %{{.*}} = %[[FIRST]], %{{.*}} = %[[AT0]]) : (tensor<3xf32>, tensor<3xf32>, index, index, tensor<?x3xf32>, tensor<?xindex>) -> (tensor<3xf32>, tensor<3xf32>, index, index, tensor<?x3xf32>, tensor<?xindex>) {
+// CHECK:         } do {
+// CHECK-NEXT:    ^bb0(%[[G:.*]]: tensor<3xf32>, %[[SUM:.*]]: tensor<3xf32>, %[[TARGET:.*]]: index, %[[TOP:.*]]: index, %[[SNAPS:.*]]: tensor<?x3xf32>, %[[WHERE:.*]]: tensor<?xindex>):
+// CHECK-NEXT:      %[[P:.*]] = tensor.extract %[[WHERE]][%[[TOP]]] : tensor<?xindex>
+// CHECK:           scf.while
+// CHECK:           %[[SAVED:.*]] = tensor.extract_slice %[[SNAPS]][%[[TOP]], 0] [1, 3] [1, 1] : tensor<?x3xf32> to tensor<3xf32>
+// CHECK:           %[[STATE:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[S:.*]] = %[[SAVED]]) -> (tensor<3xf32>) {
+// CHECK:             %{{.*}} = grad.mul %[[S]], %w : tensor<3xf32>
+// CHECK:           scf.if %{{.*}} -> (tensor<3xf32>, tensor<3xf32>, index, index, tensor<?x3xf32>, tensor<?xindex>) {
+// CHECK:             %{{.*}} = grad.mul %[[STATE]], %w : tensor<3xf32>
+// CHECK-NEXT:        %[[GH:.*]] = grad.mul %[[G]], %w : tensor<3xf32>
+// CHECK-NEXT:        %[[GW:.*]] = grad.mul %[[G]], %[[STATE]] : tensor<3xf32>
+// CHECK-NEXT:        %[[NEXT:.*]] = grad.add %[[SUM]], %[[GW]] : tensor<3xf32>
+// CHECK-NEXT:        scf.yield %[[GH]], %[[NEXT]], %{{.*}}, %{{.*}}, %[[SNAPS]], %[[WHERE]] :
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        %[[PUSHED:.*]] = tensor.insert_slice %[[STATE]] into %[[SNAPS]][%[[UP:.*]], 0] [1, 3] [1, 1] : tensor<3xf32> into tensor<?x3xf32>
+// CHECK-NEXT:        %[[MARKED:.*]] = tensor.insert %{{.*}} into %[[WHERE]][%[[UP]]] : tensor<?xindex>
+// CHECK-NEXT:        scf.yield %[[G]], %[[SUM]], %[[TARGET]], %[[UP]], %[[PUSHED]], %[[MARKED]] :
