@@ -65,6 +65,15 @@ def _find(module: ModuleOp, name: str) -> FuncOp | None:
     return None
 
 
+def _ours(module: ModuleOp, name: str) -> tuple[str, FuncOp | None]:
+    """`name`, or `name` with `_` appended until no function of the module
+    that is not a derivative function has it; the derivative function of
+    that name if there is one."""
+    while (found := _find(module, name)) is not None and MARK not in found.attributes:
+        name += "_"
+    return name, found
+
+
 def _clone_body(
     callee: FuncOp, block: Block, arguments: Sequence[SSAValue], anchor: Operation
 ) -> list[SSAValue]:
@@ -103,10 +112,10 @@ def _split(
     name = callee.sym_name.data
     module = _module_of(callee)
     code = _pattern(wanted)
-    aug_name, rev_name = f"{name}__aug_{code}", f"{name}__rev_{code}"
-    found = _find(module, aug_name), _find(module, rev_name)
-    if found[0] is not None and found[1] is not None:
-        return found[0], found[1]
+    aug_name, aug = _ours(module, f"{name}__aug_{code}")
+    rev_name, rev = _ours(module, f"{name}__rev_{code}")
+    if aug is not None and rev is not None:
+        return aug, rev
     inputs = list(callee.function_type.inputs.data)
     outputs = list(callee.function_type.outputs.data)
     gradients = [t for t, w in zip(outputs, wanted, strict=True) if w]
@@ -288,9 +297,9 @@ def call_tangent(
 def _tangent_function(
     callee: FuncOp, given: Sequence[bool], constants: Emitter
 ) -> FuncOp:
-    name = f"{callee.sym_name.data}__tan_{_pattern(given)}"
     module = _module_of(callee)
-    if (found := _find(module, name)) is not None:
+    name, found = _ours(module, f"{callee.sym_name.data}__tan_{_pattern(given)}")
+    if found is not None:
         return found
     inputs: list[Attribute] = list(callee.function_type.inputs.data)
     block = Block(

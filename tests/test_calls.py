@@ -260,3 +260,15 @@ def test_the_walk_meets_a_kept_calls_shares_in_the_inlined_order() -> None:
         assert same_bits(
             results(expanded(ORDER), *args), results(inlined(ORDER), *args)
         )
+
+
+def test_a_function_of_the_users_name_is_not_taken_for_a_derivative() -> None:
+    text = ORDER.replace(
+        "func.func @main(",
+        "func.func @f__aug_1(%a: tensor<64xf32>) -> tensor<64xf32> {\n"
+        "  func.return %a : tensor<64xf32>\n}\nfunc.func @main(",
+    )
+    found = functions(expanded(text))
+    assert found["f__aug_1"] == 0 and found["f__aug_1_"] == 1
+    args = (f32(64), f32(64))
+    assert same_bits(results(expanded(text), *args), results(expanded(ORDER), *args))
