@@ -370,3 +370,29 @@ def test_vmap_jacobians_and_hessian_batch_the_loop() -> None:
     assert "-> (tensor<2xf32>, tensor<i32>)" in counted.lower(xs[0, 0]).as_text()
     with pytest.raises(GradoptError, match="cond predicate that differs"):
         gradopt.vmap(lambda x: lax.cond(x > 0, lambda: x, lambda: -x))(xs[0, 0])
+
+
+def test_checkpoint_sets_the_loop_attributes_and_keeps_the_bits() -> None:
+    x = f32(3)
+
+    def f(x: Any) -> Any:
+        inner = lambda i, c: lax.fori_loop(0, 2, lambda j, d: gnp.sin(d) * 1.1 + x, c)  # noqa: E731
+        return gnp.sum(lax.fori_loop(0, 10, inner, x))
+
+    plain = gradopt.grad(f)(x)
+    for periodic in (gradopt.checkpoint(f), gradopt.checkpoint(f, period=3)):
+        assert gradopt.grad(periodic)(x).tobytes() == plain.tobytes()
+    text = gradopt.grad(gradopt.checkpoint(f, period=3)).lower(x).as_text()
+    assert text.count('grad.checkpoint = "periodic", grad.period = 3 : i64}') == 2
+    binomial = gradopt.checkpoint(policy="binomial", snapshots=4)(f)
+    np.testing.assert_array_equal(binomial(x), gradopt.jit(f)(x))
+    text = gradopt.jit(binomial).lower(x).as_text()
+    assert text.count('{grad.checkpoint = "binomial", grad.snapshots = 4 : i64}') == 2
+    assert "grad.checkpoint" not in gradopt.jit(f).lower(x).as_text()
+    for kwargs, message in (
+        ({"policy": "revolve"}, "policy must be 'periodic' or 'binomial'"),
+        ({"period": 0}, "period must be a positive int"),
+        ({"snapshots": 2}, "snapshots is for the 'binomial' policy"),
+    ):
+        with pytest.raises(GradoptError, match=message):
+            gradopt.checkpoint(f, **kwargs)
