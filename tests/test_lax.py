@@ -396,3 +396,42 @@ def test_checkpoint_sets_the_loop_attributes_and_keeps_the_bits() -> None:
     ):
         with pytest.raises(GradoptError, match=message):
             gradopt.checkpoint(f, **kwargs)
+
+
+@pytest.mark.skipif(not HAVE_JAX, reason="needs the jax extra")
+def test_from_jax_maps_scan_while_and_cond_onto_loops() -> None:
+    """JAX's `scan` (also `fori_loop` with static bounds), `while` (also
+    `fori_loop` with traced bounds) and `cond`/`switch` become `scf` loops and
+    branches whose gradient is JAX's (for a `while`, which JAX cannot
+    reverse, JAX's gradient of the same loop with static bounds)."""
+    import jax
+    import jax.numpy as jnp
+
+    def f(x: Any, n: Any, dynamic: bool) -> Any:
+        a = jax.lax.fori_loop(0, 3, lambda i, c: c * jnp.sin(c) + i, x)
+        c = jax.lax.cond(x[0] > 0, lambda: x * x, lambda: -x)
+        d = jax.lax.switch(n, [lambda: x, lambda: jnp.exp(x), lambda: x * 2])
+        e, ys = jax.lax.scan(lambda c, x: (c + x * c, c * x), 1.0, x, reverse=True)
+        step = lambda c: c * jnp.tanh(c) + 0.5  # noqa: E731
+        w = (
+            jax.lax.while_loop(
+                lambda c: c[0] < n, lambda c: (c[0] + 1, step(c[1])), (0, x)
+            )[1]
+            if dynamic
+            else jax.lax.fori_loop(0, 2, lambda i, c: step(c), x)
+        )
+        return jnp.sum(a + c + d + e + ys + w)
+
+    x = np.array([0.3, -0.2, 0.5], np.float32)
+    imported = gradopt.from_jax(lambda x, n: f(x, n, True), x, np.int32(1))
+    text = gradopt.grad(imported).lower(x, np.int32(1)).as_text()
+    for op in ("scf.for", "scf.while", "scf.if"):
+        assert op in text
+    got = gradopt.grad(imported)(x, np.int32(2))
+    with jax.enable_x64(True):
+        want = jax.jit(jax.grad(f), static_argnums=(1, 2))(
+            x.astype(np.float64), 2, False
+        )
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    value = jax.jit(f, static_argnums=(1, 2))(x, 2, False)
+    np.testing.assert_allclose(imported(x, np.int32(2)), value, rtol=1e-6)
