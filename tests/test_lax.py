@@ -435,3 +435,42 @@ def test_from_jax_maps_scan_while_and_cond_onto_loops() -> None:
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
     value = jax.jit(f, static_argnums=(1, 2))(x, 2, False)
     np.testing.assert_allclose(imported(x, np.int32(2)), value, rtol=1e-6)
+
+
+HAVE_IREE = importlib.util.find_spec("iree") is not None and all(
+    importlib.util.find_spec(m) for m in ("iree.compiler", "iree.runtime")
+)
+
+
+@pytest.mark.skipif(not HAVE_IREE, reason="needs the iree extra")
+def test_iree_runs_the_loops_and_their_derivatives() -> None:
+    """One program with a scan (no ys), a `while_loop` and a `cond`, and its
+    gradient, on IREE against the interpreter (one IREE compile)."""
+
+    def f(x: Any, n: Any) -> Any:
+        h, _ = lax.scan(lambda h, x: (gnp.sin(h * x) + x, None), x[0], x)
+        h = lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * 0.9), (0, h))
+        return gnp.sum(lax.cond(h[1][0] > 0, lambda: h[1] * 2, lambda: -h[1]))
+
+    both = gradopt.value_and_grad(f)
+    x = f32(3, 2)
+    on_iree = gradopt.jit(both, backend="iree")(x, np.int32(3))
+    here = gradopt.jit(both)(x, np.int32(3))
+    for a, b in zip(tree_leaves(on_iree), tree_leaves(here), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+def test_scan_of_length_without_xs_and_forward_mode() -> None:
+    def model(N: Any, L: Any) -> Callable[..., Any]:
+        def f(x: Any) -> Any:
+            c, ys = L.scan(lambda c, _: (N.sin(c) * 0.5 + 1.0, c * c), x, length=4)
+            return N.sum(ys) + N.sum(c)
+
+        return f
+
+    x, t = f32(3), f32(3)
+    check_gradient(model, [x], (0,))
+    looped, unrolled = (
+        gradopt.jvp(model(gnp, L), (x,), (t,))[1] for L in (lax, UNROLLED)
+    )
+    np.testing.assert_allclose(looped, unrolled, rtol=1e-6)
