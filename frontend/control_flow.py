@@ -82,7 +82,7 @@ def marked(op: DifferentiationOp) -> DifferentiationOp:
 
 
 @contextmanager
-def _body(block: Block) -> Iterator[Trace]:
+def _body(block: Block) -> Iterator[None]:
     """Trace into `block`: constants made inside stay inside, the enclosing
     ones remain usable."""
     active = trace()
@@ -90,7 +90,7 @@ def _body(block: Block) -> Iterator[Trace]:
     saved = active.block, active.constants
     active.block, active.constants = block, dict(active.constants)
     try:
-        yield active
+        yield
     finally:
         active.block, active.constants = saved
 
@@ -167,12 +167,6 @@ def _scalar_of(x: Array, type: Attribute) -> SSAValue:
     return _emit(ExtractOp(x.value, [], type))[0]
 
 
-def _int32_of_index(value: SSAValue) -> Array:
-    """An `index` value as an int32 scalar array."""
-    (narrow,) = _emit(arith.IndexCastOp(value, i32))
-    return _array(_emit(FromElementsOp(narrow, result_type=TensorType(i32, [])))[0])
-
-
 def _index(value: int) -> SSAValue:
     return _emit(arith.ConstantOp(IntegerAttr(value, INDEX)))[0]
 
@@ -181,20 +175,12 @@ def _leaves(tree: Any, what: str) -> tuple[list[Array], TreeDef]:
     """The leaves of a carry or operand tree, as arrays."""
     leaves, structure = flatten(tree)
     for leaf in leaves:
-        if not isinstance(leaf, Array | np.ndarray | np.generic) and not is_scalar(
-            leaf
-        ):
+        if not (isinstance(leaf, Array | np.ndarray | np.generic) or is_scalar(leaf)):
             raise error(
                 f"{what}: a {type(leaf).__name__} is not an array: carries and "
                 "outputs are arrays, numbers and tuples, lists or dicts of them"
             )
     return [asarray(leaf) for leaf in leaves], structure
-
-
-def _describe(x: Array | Attribute) -> str:
-    type = x.type if isinstance(x, Array) else x
-    assert isinstance(type, TensorType)
-    return str(type)
 
 
 def _matching(
@@ -217,7 +203,7 @@ def _matching(
         if x.type != type:
             raise error(
                 f"{what}: {part} changes the type of leaf {k} of the carry from "
-                f"{_describe(type)} to {_describe(x)}: a carry keeps its shape and "
+                f"{type} to {x.type}: a carry keeps its shape and "
                 "dtype across the body"
             )
         arrays.append(x)
@@ -263,9 +249,8 @@ def fori_loop(
     with _body(block):
         iv, *args = block.args
         if index_type == INDEX:
-            i = _int32_of_index(iv)
-        else:
-            i = _array(_emit(FromElementsOp(iv, result_type=TensorType(i32, [])))[0])
+            (iv,) = _emit(arith.IndexCastOp(iv, i32))
+        i = _array(_emit(FromElementsOp(iv, result_type=TensorType(i32, [])))[0])
         out = body_fun(i, structure.unflatten(_array(a) for a in args))
         yielded = _matching(out, structure, types, "fori_loop", "body_fun's result")
         _emit(YieldOp(*(y.value for y in yielded)))
@@ -424,8 +409,8 @@ def _if(
     for k, (a, b) in enumerate(zip(true_leaves, false_leaves, strict=True)):
         if a.type != b.type:
             raise error(
-                f"{what}: the branches return output {k} as {_describe(a)} and "
-                f"{_describe(b)}: both must give one shape and dtype"
+                f"{what}: the branches return output {k} as {a.type} and "
+                f"{b.type}: both must give one shape and dtype"
             )
     op = IfOp(condition, types, [true_block], [false_block])
     return true_tree.unflatten(_array(r) for r in _emit(op))
