@@ -474,3 +474,25 @@ def test_scan_of_length_without_xs_and_forward_mode() -> None:
         gradopt.jvp(model(gnp, L), (x,), (t,))[1] for L in (lax, UNROLLED)
     )
     np.testing.assert_allclose(looped, unrolled, rtol=1e-6)
+
+
+def test_stacked_outputs_are_not_cached_per_iteration() -> None:
+    """The buffer a scan stacks its ys into is only written by the loop, so the
+    reverse caches the carry's iterations (tensor<7x3xf32>) but not the
+    buffer's (which would be tensor<7x7x3xf32>, O(N²))."""
+
+    def f(h: Any, xs: Any) -> Any:
+        _, ys = lax.scan(lambda h, x: (gnp.sin(h * x),) * 2, h, xs)
+        return gnp.sum(ys * ys)
+
+    traced = gradopt.grad(f)
+    args = (f32(3), f32(7, 3))
+    expanded = str(traced.compile(args, {}).program.module)
+    assert "tensor.empty() : tensor<7x3xf32>" in expanded
+    assert "tensor<7x7x3xf32>" not in expanded
+    want = gradopt.grad(
+        lambda h, xs: gnp.sum(
+            _unrolled_scan(lambda h, x: (gnp.sin(h * x),) * 2, h, xs)[1] ** 2
+        )
+    )
+    np.testing.assert_allclose(traced(*args), want(*args), rtol=1e-6)
