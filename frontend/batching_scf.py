@@ -119,6 +119,7 @@ def _for(
     inits = _lifted(b, operands[3:], flags)
     bounds = [v for v, _ in operands[:3]]
     loop = ForOp(bounds[0], bounds[1], bounds[2], inits, block)
+    loop.attributes.update(op.attributes)  # its checkpointing
     return list(zip(b.emit(loop), flags, strict=True))
 
 
@@ -160,6 +161,7 @@ def _while(
     )
     types = [t for t, _ in _typed(b, op.results, passed)]
     loop = WhileOp(_lifted(b, operands, flags), types, [first], [second])
+    loop.attributes.update(op.attributes)
     return list(zip(b.emit(loop), passed, strict=True))
 
 

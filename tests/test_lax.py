@@ -368,6 +368,8 @@ def test_vmap_jacobians_and_hessian_batch_the_loop() -> None:
         lambda x: lax.fori_loop(0, 3, lambda i, c: (c[0] + x, c[1] + 1), (0.0, 0))
     )
     assert "-> (tensor<2xf32>, tensor<i32>)" in counted.lower(xs[0, 0]).as_text()
+    kept = gradopt.vmap(gradopt.checkpoint(model(lax), period=2), in_axes=(0, None))
+    assert 'grad.checkpoint = "periodic"' in kept.lower(xs, w).as_text()
     with pytest.raises(GradoptError, match="cond predicate that differs"):
         gradopt.vmap(lambda x: lax.cond(x > 0, lambda: x, lambda: -x))(xs[0, 0])
 
