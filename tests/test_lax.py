@@ -194,15 +194,18 @@ def counted(N: Any, L: Any, dynamic: bool) -> Callable[..., Any]:
 
 
 def test_while_loop_and_traced_bounds_run_a_dynamic_trip_count() -> None:
-    x = f32(3)
-    grad = gradopt.grad(counted(gnp, lax, True))
+    """The trip count is an argument: a `while_loop` and a `fori_loop` with
+    traced bounds (`scf.while`, `i32` bounds) run 0 or 5 times, both modes."""
+    x, t = f32(3), f32(3)
+    dynamic = counted(gnp, lax, True)
+    grad = gradopt.grad(dynamic)
     module = grad.lower(x, np.int32(5)).as_text()
     assert "scf.while" in module and " : i32 {" in module
-    for n in (0, 5):
-        want = gradopt.grad(lambda x: 2 * counted(gnp, UNROLLED, False)(x, 0))(x)
-        if n == 0:
-            want = np.full(3, 2.0, np.float32)
+    five = gradopt.grad(lambda x: 2 * counted(gnp, UNROLLED, False)(x, 0))(x)
+    for n, want in ((0, np.full(3, 2.0, np.float32)), (5, five)):
         np.testing.assert_allclose(grad(x, np.int32(n)), want, rtol=1e-5)
+        _, tangent = gradopt.jvp(lambda x, n=n: dynamic(x, np.int32(n)), (x,), (t,))
+        np.testing.assert_allclose(tangent, np.vdot(want, t), rtol=1e-5)
 
 
 def branchy(N: Any, L: Any) -> Callable[..., Any]:
