@@ -18,7 +18,6 @@ to derivatives: an op without a rule is refused with its name.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from importlib import import_module
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -359,7 +358,8 @@ StructuredRule = Callable[[Batcher, Operation, list[Batched], Lookup], list[Batc
 captured values (looked up) are batched."""
 
 STRUCTURED_RULES: dict[type[Operation], StructuredRule] = {}
-"""The batching rules of ops with regions (`batching_scf` provides them)."""
+"""The batching rules of ops with regions (`batching_scf` provides them, and
+`vectorize` loads it)."""
 
 
 def rule_of(op: Operation) -> Rule | None:
@@ -379,8 +379,6 @@ def batch(
     """Replay `block` (whose arguments are `inputs`) into `b`'s trace: the
     batched values of `outputs`. `outer` gives the values defined outside
     `block` (by default, themselves, unbatched)."""
-    import_module("gradopt.frontend.batching_scf")  # its rules
-
     values: dict[SSAValue, Batched] = dict(zip(block.args, inputs, strict=True))
 
     def get(v: SSAValue) -> Batched:
