@@ -501,3 +501,5 @@ def test_stacked_outputs_are_not_cached_per_iteration() -> None:
         )
     )
     np.testing.assert_allclose(traced(*args), want(*args), rtol=1e-6)
+    periodic = gradopt.grad(gradopt.checkpoint(f, period=3))
+    assert periodic(*args).tobytes() == traced(*args).tobytes()
