@@ -3,17 +3,22 @@
 the gradient of the final state's squared norm with respect to the initial
 state, the weights and the inputs, by `grad.gradient ... control_flow` (a
 recording loop and a reverse loop, SPEC §11), run by the NumPy interpreter.
-Prints the preparation time (parse, verify, expand, plan, first run), the
-steady-state time of a call (median of 5), per iteration, beside the forward
-loop alone and a hand-written NumPy loop of the same forward steps.
+Prints the preparation time (parse, verify, expand, plan, first run) and the
+steady-state time of a call (median of the rounds, every program and loop
+timed in turn in each round), per iteration, beside hand-written NumPy loops
+of the same steps: the forward loop, and the forward loop keeping its states
+followed by the backward loop (the floor: no recomputation, no cache
+copies). The interpreter's overhead per iteration is its time less NumPy's,
+over N.
 
-    python bench/loop_rnn.py [N]
+    python bench/loop_rnn.py [N] [ROUNDS]
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -55,46 +60,79 @@ def program(n: int, gradient: bool) -> str:
     return PROGRAM.format(n=n, w=w, results=results, tail=tail)
 
 
-def median_seconds(call: object, rounds: int = 5) -> float:
-    assert callable(call)
-    times = []
-    for _ in range(rounds):
-        started = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - started)
-    return float(np.median(times))
+def seconds(call: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    call()
+    return time.perf_counter() - started
+
+
+def numpy_loops(
+    h0: np.ndarray, xs: np.ndarray, w: np.ndarray
+) -> tuple[Callable[[], np.ndarray], Callable[[], list[np.ndarray]]]:
+    """The forward loop and the gradient (forward keeping the states, then
+    backward) written by hand in float32 NumPy."""
+
+    def forward() -> np.ndarray:
+        h = h0
+        for k in range(len(xs)):
+            h = np.tanh(h @ w + xs[k : k + 1])
+        return h
+
+    def gradient() -> list[np.ndarray]:
+        hs = [h0]
+        for k in range(len(xs)):
+            hs.append(np.tanh(hs[-1] @ w + xs[k : k + 1]))
+        g = hs[-1] + hs[-1]
+        gx, gw, wt = np.zeros_like(xs), np.zeros_like(w), w.T
+        for k in reversed(range(len(xs))):
+            gs = g * (1 - hs[k + 1] * hs[k + 1])
+            gx[k] = gs[0]
+            gw += hs[k].T @ gs
+            g = gs @ wt
+        return [g, gx, gw]
+
+    return forward, gradient
 
 
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 7
     rng = np.random.default_rng(0)
     h0 = rng.uniform(-1, 1, (1, WIDTH)).astype(np.float32)
     xs = rng.uniform(-1, 1, (n, WIDTH)).astype(np.float32)
     w = (rng.uniform(-1, 1, (WIDTH, WIDTH)) / 4).astype(np.float32)
     args = [h0, xs, w]
+    forward, gradient = numpy_loops(h0, xs, w)
 
-    def numpy_forward() -> np.ndarray:
-        h = h0
-        for k in range(n):
-            h = np.tanh(h @ w + xs[k : k + 1])
-        return h
-
-    print(f"tanh RNN, {n} steps, {WIDTH} wide")
-    for name, gradient in (("forward", False), ("gradient", True)):
+    print(f"tanh RNN, {n} steps, {WIDTH} wide, median of {rounds} rounds")
+    calls: dict[str, Callable[[], object]] = {}
+    for name, with_gradient in (("forward", False), ("gradient", True)):
         started = time.perf_counter()
-        prepared = Program(program(n, gradient))
-        prepared.run(args=args)
-        preparation = time.perf_counter() - started
-        steady = median_seconds(lambda p=prepared: p.run(args=args))
+        prepared = Program(program(n, with_gradient))
+        found = prepared.run(args=args).results
+        print(f"{name:9} preparation {time.perf_counter() - started:6.3f} s")
+        calls[name] = lambda p=prepared: p.run(args=args)
+        if with_gradient:
+            expected = gradient()
+            for value, by_hand in zip(found, expected, strict=True):
+                np.testing.assert_allclose(value, by_hand, rtol=1e-4, atol=1e-5)
+    calls["NumPy forward"], calls["NumPy gradient"] = forward, gradient
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(rounds):
+        for name, call in calls.items():
+            times[name].append(seconds(call))
+    median = {name: float(np.median(values)) for name, values in times.items()}
+    for name, value in median.items():
         print(
-            f"{name:9} preparation {preparation:6.3f} s   call {steady * 1e3:8.2f} ms"
-            f"   per iteration {steady / n * 1e6:6.1f} us"
+            f"{name:15} call {value * 1e3:8.2f} ms   per iteration "
+            f"{value / n * 1e6:6.1f} us"
         )
-    hand = median_seconds(numpy_forward)
-    print(
-        f"{'NumPy':9} forward loop by hand     call {hand * 1e3:8.2f} ms"
-        f"   per iteration {hand / n * 1e6:6.1f} us"
-    )
+    for name in ("forward", "gradient"):
+        floor = median[f"NumPy {name}"]
+        print(
+            f"{name:9} overhead per iteration {(median[name] - floor) / n * 1e6:6.1f}"
+            f" us   ratio to NumPy {median[name] / floor:5.2f}"
+        )
 
 
 if __name__ == "__main__":

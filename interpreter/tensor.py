@@ -234,13 +234,15 @@ def _generate(op: GenerateOp) -> tuple[Kernel, Sequence[SSAValue]]:
 
 def _dynamic_empty(op: tensor.EmptyOp) -> Kernel:
     """`tensor.empty(%n)`: sized when it runs (the caches of a loop whose trip
-    count is known only at run time, SPEC §11)."""
-    static, dtype = _shape(op.tensor), dtype_of(op.tensor.type, op)
+    count is known only at run time, SPEC §11). Zeros, as a read-only view of
+    one element like a static `tensor.empty`: a loop that writes its cache
+    in place copies it once, and that copy is the one allocation."""
+    static, zero = _shape(op.tensor), np.zeros((), dtype_of(op.tensor.type, op))
 
     def empty(*sizes: Value) -> np.ndarray:
         given = iter(sizes)
         shape = [int(next(given)) if d < 0 else d for d in static]  # pyright: ignore[reportArgumentType]
-        return np.zeros(shape, dtype)
+        return np.broadcast_to(zero, shape)
 
     return empty
 
