@@ -380,8 +380,10 @@ class _Raw(NamedTuple):
 class _PlanBuilder:
     """Assigns frame indices to the values of one block and builds its steps."""
 
-    def __init__(self, interpreter: Interpreter):
+    def __init__(self, interpreter: Interpreter, parent: _PlanBuilder | None = None):
         self.interpreter = interpreter
+        self.parent = parent
+        """The builder of the plan whose op this region belongs to."""
         self.index: dict[SSAValue, int] = {}
         self.size = 0
         self.steps: list[_Raw] = []
@@ -401,6 +403,10 @@ class _PlanBuilder:
         the next iteration in the same order."""
         for value in inputs:
             self.index[value] = self.new_index()
+        if self.parent is not None:  # outer literals stay literals here
+            for value in inputs[:kept]:
+                if (found := self.parent.literal(value)) is not None:
+                    self.constants[self.index[value]] = found
         outputs: tuple[int, ...] = ()
         for op in block.ops:
             if isinstance(op, ReturnOp | YieldOp | ConditionOp):
@@ -419,7 +425,24 @@ class _PlanBuilder:
             steps, len(inputs), self.size, outputs, self.constants, dropped, owned
         )
 
+    def literal(self, value: SSAValue) -> object | None:
+        """The value of `value` if it is a literal of this plan."""
+        index = self.index.get(value)
+        return None if index is None else self.constants.get(index)
+
+    def same_value(self, op: Operation) -> SSAValue | None:
+        """The operand that `op` gives back if it adds or subtracts a literal
+        0 to an `index`, or multiplies it by 1 (the induction variable of a
+        loop from 0 by 1, `lb + k * step`): no step, the result is read
+        where the operand is."""
+        from gradopt.interpreter.scalar import same_index_operand
+
+        return same_index_operand(op, self.literal)
+
     def add(self, op: Operation) -> None:
+        if (same := self.same_value(op)) is not None:
+            self.index[op.results[0]] = self.index[same]
+            return
         action, operands = self.action(op)
         indices = tuple(self.index[v] for v in operands)
         kind = _kind(op)
@@ -452,13 +475,17 @@ class _PlanBuilder:
         `FOLD_LIMIT` elements (a view, such as a broadcast, may be larger)."""
         if not operands or any(i not in self.constants for i in operands):
             return None
-        if not isinstance(op, KernelOp) or not op.has_trait(Pure):
+        from gradopt.interpreter.scalar import index_function
+
+        kernel_op = isinstance(op, KernelOp) and op.has_trait(Pure)
+        if not kernel_op and index_function(op) is None:
             return None
         # sizes first: a huge literal (a splat is a view of one element) or a
         # large fresh result would cost memory and time here and at each run
         values = [self.constants[i] for i in operands]
         if any(isinstance(v, np.ndarray) and v.size > FOLD_LIMIT for v in values) or (
-            op.fresh_result()
+            isinstance(op, KernelOp)
+            and op.fresh_result()
             and any(
                 isinstance(t := r.type, TensorType) and t.element_count() > FOLD_LIMIT
                 for r in op.results
@@ -491,14 +518,14 @@ class _PlanBuilder:
             return _call(self.interpreter.plans, op), op.arguments
         if isinstance(op, ForOp):
             outer = captured(op)
-            body = _PlanBuilder(self.interpreter).build(
+            body = _PlanBuilder(self.interpreter, self).build(
                 op.body.block, [*outer, *op.body.block.args], len(outer), loop=True
             )
             return _loop(op, body), [op.lb, op.ub, op.step, *op.iter_args, *outer]
         if isinstance(op, WhileOp):
             outer = captured(op)
             before, after = (
-                _PlanBuilder(self.interpreter).build(
+                _PlanBuilder(self.interpreter, self).build(
                     region.block, [*outer, *region.block.args], len(outer)
                 )
                 for region in (op.before_region, op.after_region)
@@ -511,7 +538,7 @@ class _PlanBuilder:
         values `op`'s regions read (`paths.captured`), never freed."""
         outer = captured(op)
         block = op.regions[region].block
-        return _PlanBuilder(self.interpreter).build(block, outer, len(outer))
+        return _PlanBuilder(self.interpreter, self).build(block, outer, len(outer))
 
     def finish(
         self, kept: int, outputs: tuple[int, ...], carried: range

@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import (
     ShapedType,
     TensorType,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.upstream.arith import RemfOp
@@ -449,6 +449,28 @@ def index_function(op: Operation) -> Function | None:
     if isinstance(op.results[0].type if op.results else None, IndexType):
         return _INDEX.get(type(op))
     return None
+
+
+def same_index_operand(
+    op: Operation, literal: Callable[[SSAValue], object]
+) -> SSAValue | None:
+    """The operand of an `index` `arith.addi` or `subi` of a literal 0, or
+    `muli` by a literal 1, that is its result (`literal` gives a value's
+    literal or None); None for any other op."""
+    if not isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp):
+        return None
+    if not isinstance(op.result.type, IndexType):
+        return None
+    neutral = 1 if isinstance(op, arith.MuliOp) else 0
+    if _is(literal(op.rhs), neutral):
+        return op.lhs
+    if not isinstance(op, arith.SubiOp) and _is(literal(op.lhs), neutral):
+        return op.rhs
+    return None
+
+
+def _is(value: object, number: int) -> bool:
+    return isinstance(value, int | np.integer) and value == number
 
 
 def function_of(op: Operation) -> Function | None:

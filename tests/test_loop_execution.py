@@ -1,13 +1,17 @@
 # ruff: noqa: E501 (MLIR text: one op a line, as MLIR prints it)
-"""Loops that write their caches in place (`tensor.insert_slice` and
-`tensor.insert` into a destination that dies there, a loop body's carried
-buffers): each program is run twice, as planned and with every destination
-copied (the plain semantics of SPEC §10.4), and must give the same bits, leave
-its arguments and constants as they were, and match NumPy by hand. The cases
-are the ones an aliasing bug would break: a destination read again after the
-write, a cache also returned or yielded twice, a destination that is an
-argument or a constant, a view of the cache taken before the write, nested
-loops, and the expanded gradient of a loop."""
+"""How the interpreter runs loops (SPEC §10.4, §11).
+
+Caches written in place (`tensor.insert_slice` and `tensor.insert` into a
+destination that dies there, a loop body's carried buffers): each program is
+run twice, as planned and with every destination copied (the plain
+semantics), and must give the same bits, leave its arguments and constants as
+they were, and match NumPy by hand. The cases are the ones an aliasing bug
+would break: a destination read again after the write, a cache also returned
+or yielded twice, a destination that is an argument or a constant, a view of
+the cache taken before the write, nested loops, and the expanded gradient of
+a loop. Then the `index` shortcuts: Python-int arithmetic that wraps as
+NumPy's int64 does, and the steps a loop body drops (`lb + k * step` of a
+loop from 0 by 1, literals of the enclosing plan folded)."""
 
 from __future__ import annotations
 
@@ -15,11 +19,15 @@ import inspect
 
 import numpy as np
 import pytest
+from xdsl.dialects import arith
+from xdsl.parser import Parser
 
 import gradopt
 from gradopt import Program
+from gradopt.dialect.context import make_context
 from gradopt.interpreter import Plan
 from gradopt.interpreter import tensor as tensor_kernels
+from gradopt.interpreter.scalar import function_of, index_function
 
 
 def run(text: str, *args: np.ndarray) -> list[np.ndarray]:
@@ -308,3 +316,60 @@ def test_the_gradient_of_a_loop_takes_the_bits_of_copying(
         dh = ds @ wd.T
     for found, expected in ((g0, dh), (gx, dxs), (gw, dw)):
         np.testing.assert_allclose(found, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_index_arithmetic_on_python_ints_wraps_as_int64() -> None:
+    text = """
+    func.func @f(%a: index, %b: index) {
+      %s = arith.addi %a, %b : index
+      %d = arith.subi %a, %b : index
+      %p = arith.muli %a, %b : index
+      %x = arith.maxsi %a, %b : index
+      %n = arith.minsi %a, %b : index
+      func.return
+    }
+    """
+    module = Parser(make_context(), text).parse_module()
+    ops = [
+        op
+        for op in module.walk()
+        if isinstance(op, arith.SignlessIntegerBinaryOperation)
+    ]
+    assert len(ops) == 5
+    edge = [0, 1, -1, 7, -(2**63), 2**63 - 1, 2**62, -(2**62) - 3, 3037000500]
+    with np.errstate(all="ignore"):
+        for op in ops:
+            shortcut, numpy = index_function(op), function_of(op)
+            assert shortcut is not None and numpy is not None
+            for a in edge:
+                for b in edge:
+                    found = shortcut(a, np.int64(b))
+                    assert type(found) is int
+                    assert found == int(numpy(np.int64(a), np.int64(b)))
+
+
+def test_a_loop_body_from_0_by_1_drops_its_index_arithmetic() -> None:
+    """The reverse loop of the RNN's gradient: iteration k's induction
+    variable is `0 + k * 1` (no step), `n - 1` of the outer literal n is a
+    literal, and the results keep their bits (checked above)."""
+    text = RNN.replace(
+        "%hi = arith.index_cast %ni : i32 to index", "%hi = arith.constant 5 : index"
+    )
+    program = Program(text)
+    program.interpreter.prepare("main")
+    loops = [
+        s
+        for s in program.interpreter.plans["main"].steps
+        if s.op.name == "scf.for" and inspect.isfunction(s.kernel)
+    ]
+    bodies = [inspect.getclosurevars(s.kernel).nonlocals["body"] for s in loops]
+    names = [
+        [step.op.name for step in body.steps if step.result not in body.constants]
+        for body in bodies
+    ]
+    original, recording, reverse = names
+    assert original == ["tensor.extract_slice", "grad.dot", "grad.add", "math.tanh"]
+    assert "arith.muli" not in recording and "arith.addi" not in recording
+    assert [n for n in reverse if n.startswith("arith.") and n.endswith("i")] == [
+        "arith.subi"  # n - 1 - k
+    ]
