@@ -47,17 +47,30 @@ GRADIENT_TAIL = """%sq = grad.mul %h, %h : tensor<1x{w}xf32>
   %l = grad.reduce add %sq [0, 1] : tensor<1x{w}xf32> to tensor<f32>
   %g0, %gx, %gw = grad.gradient %l wrt %h0, %xs, %w control_flow : tensor<f32>, tensor<1x{w}xf32>, tensor<{n}x{w}xf32>, tensor<{w}x{w}xf32>
   func.return %g0, %gx, %gw : tensor<1x{w}xf32>, tensor<{n}x{w}xf32>, tensor<{w}x{w}xf32>"""
+STATE_TAIL = """%sq = grad.mul %h, %h : tensor<1x{w}xf32>
+  %l = grad.reduce add %sq [0, 1] : tensor<1x{w}xf32> to tensor<f32>
+  %g0, %gw = grad.gradient %l wrt %h0, %w control_flow : tensor<f32>, tensor<1x{w}xf32>, tensor<{w}x{w}xf32>
+  func.return %g0, %gw : tensor<1x{w}xf32>, tensor<{w}x{w}xf32>"""
+
+PROGRAMS = {
+    "forward": (FORWARD_TAIL, "tensor<1x{w}xf32>"),
+    "gradient": (
+        GRADIENT_TAIL,
+        "tensor<1x{w}xf32>, tensor<{n}x{w}xf32>, tensor<{w}x{w}xf32>",
+    ),
+    "gradient (state, weights)": (STATE_TAIL, "tensor<1x{w}xf32>, tensor<{w}x{w}xf32>"),
+}
+"""The forward loop; its gradient with respect to the initial state, the
+inputs and the weights; and without the inputs (whose share, one row an
+iteration, is added onto an N-row running sum: O(N) an iteration)."""
 
 
-def program(n: int, gradient: bool) -> str:
+def program(n: int, kind: str) -> str:
+    tail, results = PROGRAMS[kind]
     w = WIDTH
-    results = (
-        f"tensor<1x{w}xf32>, tensor<{n}x{w}xf32>, tensor<{w}x{w}xf32>"
-        if gradient
-        else f"tensor<1x{w}xf32>"
+    return PROGRAM.format(
+        n=n, w=w, results=results.format(n=n, w=w), tail=tail.format(n=n, w=w)
     )
-    tail = (GRADIENT_TAIL if gradient else FORWARD_TAIL).format(n=n, w=w)
-    return PROGRAM.format(n=n, w=w, results=results, tail=tail)
 
 
 def seconds(call: Callable[[], object]) -> float:
@@ -106,15 +119,14 @@ def main() -> None:
 
     print(f"tanh RNN, {n} steps, {WIDTH} wide, median of {rounds} rounds")
     calls: dict[str, Callable[[], object]] = {}
-    for name, with_gradient in (("forward", False), ("gradient", True)):
+    for name in PROGRAMS:
         started = time.perf_counter()
-        prepared = Program(program(n, with_gradient))
+        prepared = Program(program(n, name))
         found = prepared.run(args=args).results
-        print(f"{name:9} preparation {time.perf_counter() - started:6.3f} s")
+        print(f"{name:25} preparation {time.perf_counter() - started:6.3f} s")
         calls[name] = lambda p=prepared: p.run(args=args)
-        if with_gradient:
-            expected = gradient()
-            for value, by_hand in zip(found, expected, strict=True):
+        if name == "gradient":
+            for value, by_hand in zip(found, gradient(), strict=True):
                 np.testing.assert_allclose(value, by_hand, rtol=1e-4, atol=1e-5)
     calls["NumPy forward"], calls["NumPy gradient"] = forward, gradient
     times: dict[str, list[float]] = {name: [] for name in calls}
@@ -124,14 +136,15 @@ def main() -> None:
     median = {name: float(np.median(values)) for name, values in times.items()}
     for name, value in median.items():
         print(
-            f"{name:15} call {value * 1e3:8.2f} ms   per iteration "
+            f"{name:25} call {value * 1e3:8.2f} ms   per iteration "
             f"{value / n * 1e6:6.1f} us"
         )
-    for name in ("forward", "gradient"):
-        floor = median[f"NumPy {name}"]
+    for name in PROGRAMS:
+        floor = median["NumPy forward" if name == "forward" else "NumPy gradient"]
         print(
-            f"{name:9} overhead per iteration {(median[name] - floor) / n * 1e6:6.1f}"
-            f" us   ratio to NumPy {median[name] / floor:5.2f}"
+            f"{name:25} overhead per iteration "
+            f"{(median[name] - floor) / n * 1e6:6.1f} us   ratio to NumPy "
+            f"{median[name] / floor:5.2f}"
         )
 
 
