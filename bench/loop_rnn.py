@@ -9,9 +9,11 @@ timed in turn in each round), per iteration, beside hand-written NumPy loops
 of the same steps: the forward loop, and the forward loop keeping its states
 followed by the backward loop (the floor: no recomputation, no cache
 copies). The interpreter's overhead per iteration is its time less NumPy's,
-over N.
+over N. With `--cpu`, the times are the process's CPU time rather than the
+wall clock: on a loaded machine, what the wall clock of an idle one shows
+(NumPy's calls run on this thread; a 16-wide matmul starts no BLAS thread).
 
-    python bench/loop_rnn.py [N] [ROUNDS]
+    python bench/loop_rnn.py [N] [ROUNDS] [--cpu]
 """
 
 from __future__ import annotations
@@ -73,10 +75,10 @@ def program(n: int, kind: str) -> str:
     )
 
 
-def seconds(call: Callable[[], object]) -> float:
-    started = time.perf_counter()
+def seconds(call: Callable[[], object], clock: Callable[[], float]) -> float:
+    started = clock()
     call()
-    return time.perf_counter() - started
+    return clock() - started
 
 
 def numpy_loops(
@@ -108,8 +110,10 @@ def numpy_loops(
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 7
+    numbers = [a for a in sys.argv[1:] if a != "--cpu"]
+    n = int(numbers[0]) if numbers else 1000
+    rounds = int(numbers[1]) if len(numbers) > 1 else 7
+    clock = time.process_time if "--cpu" in sys.argv else time.perf_counter
     rng = np.random.default_rng(0)
     h0 = rng.uniform(-1, 1, (1, WIDTH)).astype(np.float32)
     xs = rng.uniform(-1, 1, (n, WIDTH)).astype(np.float32)
@@ -117,7 +121,10 @@ def main() -> None:
     args = [h0, xs, w]
     forward, gradient = numpy_loops(h0, xs, w)
 
-    print(f"tanh RNN, {n} steps, {WIDTH} wide, median of {rounds} rounds")
+    print(
+        f"tanh RNN, {n} steps, {WIDTH} wide, median of {rounds} rounds, "
+        f"{'CPU' if clock is time.process_time else 'wall'} time"
+    )
     calls: dict[str, Callable[[], object]] = {}
     for name in PROGRAMS:
         started = time.perf_counter()
@@ -132,7 +139,7 @@ def main() -> None:
     times: dict[str, list[float]] = {name: [] for name in calls}
     for _ in range(rounds):
         for name, call in calls.items():
-            times[name].append(seconds(call))
+            times[name].append(seconds(call, clock))
     median = {name: float(np.median(values)) for name, values in times.items()}
     for name, value in median.items():
         print(
