@@ -137,7 +137,7 @@ def _insert_slice(op: tensor.InsertSliceOp) -> Kernel:
     ) -> np.ndarray:
         result = np.array(dest) if out is None else out
         at = _slices(op, result.shape) if slices is None else slices
-        result[at(offsets)] = source if same else np.reshape(source, sizes)
+        result[at(offsets)] = source if same else np.asarray(source).reshape(sizes)
         return result
 
     return insert
