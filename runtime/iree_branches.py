@@ -26,13 +26,14 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     AnyFloat,
     FloatAttr,
+    IndexType,
     IntegerAttr,
     IntegerType,
     ModuleOp,
     TensorType,
     i1,
 )
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def
 
 from gradopt.passes.convert_grad_to_standard import elementwise
@@ -52,14 +53,21 @@ class OptimizationBarrierOp(IRDLOperation):
         super().__init__(operands=[value], result_types=[value.type])
 
 
+def _zero(element: Attribute) -> arith.ConstantOp | None:
+    """A zero of scalar type `element` (the other side of the copy's select),
+    None for an element type without one here."""
+    if isinstance(element, AnyFloat):
+        return arith.ConstantOp(FloatAttr(0.0, element))
+    if isinstance(element, IntegerType | IndexType):
+        return arith.ConstantOp(IntegerAttr(0, element))
+    return None
+
+
 def _copy(value: SSAValue, type: TensorType) -> list[Operation]:
-    """A copy of `value` that IREE cannot fold away (the last op's result)."""
-    element = type.get_element_type()
-    zero = arith.ConstantOp(
-        FloatAttr(0.0, element)
-        if isinstance(element, AnyFloat)
-        else IntegerAttr(0, element if isinstance(element, IntegerType) else i1)
-    )
+    """A copy of `value` that IREE cannot fold away (the last op's result),
+    or no ops for an element type `_zero` does not know."""
+    if (zero := _zero(type.get_element_type())) is None:
+        return []
     true = arith.ConstantOp(IntegerAttr(1, i1))
     barrier = OptimizationBarrierOp(true.result)
 
@@ -72,9 +80,7 @@ def _copy(value: SSAValue, type: TensorType) -> list[Operation]:
 def copy_branch_results(module: ModuleOp) -> None:
     """Rewrite, in place, every `scf.if` branch of `module` to yield copies
     of the tensors it yields."""
-    for op in module.walk():
-        if not isinstance(op, scf.IfOp):
-            continue
+    for op in [op for op in module.walk() if isinstance(op, scf.IfOp)]:
         for region in op.regions:
             terminator = region.block.last_op if region.blocks else None
             if terminator is None:
@@ -82,8 +88,7 @@ def copy_branch_results(module: ModuleOp) -> None:
             yielded = list(terminator.operands)
             for position, value in enumerate(yielded):
                 type = value.type
-                if isinstance(type, TensorType):
-                    ops = _copy(value, type)
+                if isinstance(type, TensorType) and (ops := _copy(value, type)):
                     region.block.insert_ops_before(ops, terminator)
                     yielded[position] = ops[-1].results[0]
             terminator.operands = yielded
