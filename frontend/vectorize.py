@@ -29,7 +29,6 @@ from gradopt.frontend.transforms import (
     _argnums,
     _jvp_traced,
     _name,
-    _split_aux,
     _vjp_traced,
 )
 from gradopt.frontend.tree import TreeDef, flatten, tree_map
@@ -200,21 +199,14 @@ def jacfwd(
         ]
 
         def push(*ts: Array) -> Any:
-            aux: list[Any] = []
-
             def g(values: Any) -> Any:
-                out, extra = _split_aux(
-                    f(*rebuild(values), **kwargs), has_aux, "jacfwd"
-                )
-                aux.append(extra)
-                return out
+                return f(*rebuild(values), **kwargs)
 
             primals, tangents = tree.unflatten(iter(xs)), tree.unflatten(iter(ts))
-            tangent = _jvp_traced(g, (primals,), (tangents,), False)[1]
-            return (tangent, aux[0]) if has_aux else tangent
+            return _jvp_traced(g, (primals,), (tangents,), False, has_aux)[1:]
 
         columns = _vmap_traced(push, tuple(basis), {}, 0, (-1, None) if has_aux else -1)
-        tangents = columns[0] if has_aux else columns
+        tangents = columns[0]
 
         def split(c: Array) -> Any:
             parts = [

@@ -1,6 +1,6 @@
 """`jacfwd`, `jacrev` and `hessian` of functions of trees (JAX's nesting: the
 output's structure outside, the differentiated arguments' inside), with
-`has_aux` and `argnums` tuples; `grad`/`value_and_grad` with `has_aux`; and
+`has_aux` and `argnums` tuples; `grad`/`value_and_grad`/`jvp` with `has_aux`; and
 `custom_vjp`/`custom_jvp` with `nondiff_argnums` (a function fixed at trace
 time, an array passed through without a derivative). Against JAX in
 float64 (skipped without the `jax` extra); each side is one trace."""
@@ -52,6 +52,7 @@ def _all(api: Any, xp: Any) -> Any:
 
         out.append(api.hessian(scalar, has_aux=True)(p, x))
         out.append(api.value_and_grad(scalar, argnums=(0, 1), has_aux=True)(p, x))
+        out.append(api.jvp(lambda p: f(p, x), (p,), (p,), has_aux=True))
         return out
 
     return run
@@ -79,7 +80,9 @@ def test_jacobian_mistakes_are_located() -> None:
     located = r"test_jacobian_trees.py:\d+:\d+: error: jacrev: the differentiated"
     with pytest.raises(GradoptError, match=located):
         gradopt.jacrev(lambda x, i: x * i, argnums=(0, 1))(X, np.int32(2))
-    with pytest.raises(GradoptError, match="jacfwd with has_aux=True: the function"):
+    with pytest.raises(
+        GradoptError, match="has_aux=True: the function must return a pair"
+    ):
         gradopt.jacfwd(lambda x: x, has_aux=True)(X)
 
 
