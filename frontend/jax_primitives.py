@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from gradopt.frontend import lax
-from gradopt.frontend import nn as gnn
 from gradopt.frontend import numpy as gnp
 from gradopt.frontend.array import BOOL, FLOAT32, INT32, Array, canonical_dtype
+from gradopt.frontend.convolution import conv
 from gradopt.frontend.lax_numpy import asarray, floating
 from gradopt.frontend.selection import IndexUpdateRef, iota, take_along_axis
 from gradopt.frontend.trace import error
@@ -280,19 +280,18 @@ def _spatial_pad(
 
 
 def _conv_general_dilated(params: dict, lhs: Value, rhs: Value) -> Array:
-    """`lax.conv_general_dilated` with 1 or 2 spatial dims as `nn.conv2d`:
-    both sides permuted to NCHW / OIHW, the input dilated and padded first."""
+    """`lax.conv_general_dilated` as a channels-first convolution (1 spatial
+    dim as `nn.conv2d` of height 1): both sides permuted to N, C, spatial /
+    O, I, spatial, the input dilated and padded first."""
     lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
     if int(params.get("batch_group_count", 1)) != 1:
         raise error("from_jax: 'conv_general_dilated' with batch_group_count > 1 "
                     "is not supported")  # fmt: skip
     x, w = _permute(floating(lhs), lhs_spec), _permute(floating(rhs), rhs_spec)
     spatial = x.ndim - 2
-    if spatial not in (1, 2):
-        raise error(
-            f"from_jax: 'conv_general_dilated' with {spatial} spatial dims is not "
-            "supported (1 or 2)"
-        )
+    if spatial < 1:
+        raise error("from_jax: 'conv_general_dilated' without spatial dims is not "
+                    "supported")  # fmt: skip
     strides = list(params["window_strides"])
     dilation = list(params.get("rhs_dilation") or [1] * spatial)
     x = _spatial_pad(
@@ -301,8 +300,9 @@ def _conv_general_dilated(params: dict, lhs: Value, rhs: Value) -> Array:
     if spatial == 1:
         x, w = gnp.expand_dims(x, 2), gnp.expand_dims(w, 2)
         strides, dilation = [1, *strides], [1, *dilation]
-    out = gnn.conv2d(
-        x, w, None, strides, 0, dilation, int(params["feature_group_count"])
+    groups = int(params["feature_group_count"])
+    out = conv(
+        x, w, None, strides, 0, dilation, groups, x.ndim - 2, "conv_general_dilated"
     )
     if spatial == 1:
         out = gnp.squeeze(out, 2)

@@ -46,6 +46,19 @@ def _conv1d(x: Any, w: Any) -> Any:
     )
 
 
+def _conv3d(x: Any, w: Any) -> Any:
+    return lax.conv_general_dilated(
+        x,
+        w,
+        window_strides=(1, 2, 1),
+        padding=((1, 0), (0, 1), (1, 1)),
+        lhs_dilation=(2, 1, 1),
+        rhs_dilation=(1, 1, 2),
+        dimension_numbers=("NDHWC", "DHWIO", "NCDHW"),
+        feature_group_count=2,
+    )
+
+
 CASES: dict[str, tuple[Callable[..., Any], list[tuple[int, ...]]]] = {
     "rem floor ceil round": (
         lambda x: (
@@ -137,6 +150,10 @@ CASES: dict[str, tuple[Callable[..., Any], list[tuple[int, ...]]]] = {
     "conv_general_dilated NHWC groups dilations, 1-d": (
         lambda x, w, v, k: _conv(x, w).sum() * 0.1 + _conv1d(v, k),
         [(2, 7, 5, 4), (3, 2, 2, 6), (2, 3, 8), (4, 3, 3)],
+    ),
+    "conv_general_dilated 3-d, groups, dilations, padding": (
+        _conv3d,
+        [(2, 3, 4, 5, 4), (2, 2, 2, 2, 4)],
     ),
     "reduce_window max sum min": (
         lambda x: (
