@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -245,84 +245,72 @@ def avg_pool(
     return gnp.true_divide(gnp.sum(patches, 2), divisor.astype(np.float32))
 
 
-def conv1d(
-    x: ArrayLike,
-    weight: ArrayLike,
-    bias: ArrayLike | None = None,
-    stride: Sizes = 1,
-    padding: Sizes = 0,
-    dilation: Sizes = 1,
-    groups: int = 1,
-) -> Array:
-    """PyTorch's `conv1d`: an NCW input, an (O, C / groups, KW) weight."""
-    return conv(x, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+def _named(function: Callable[..., Array], name: str, doc: str) -> None:
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
 
 
-def conv3d(
-    x: ArrayLike,
-    weight: ArrayLike,
-    bias: ArrayLike | None = None,
-    stride: Sizes = 1,
-    padding: Sizes = 0,
-    dilation: Sizes = 1,
-    groups: int = 1,
-) -> Array:
-    """PyTorch's `conv3d`: an NCDHW input, an (O, C / groups, KD, KH, KW)
-    weight."""
-    return conv(x, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
+def convolution(count: int) -> Callable[..., Array]:
+    """PyTorch's `conv{count}d`, with its signature."""
+    name = f"conv{count}d"
+
+    def convolve(
+        x: ArrayLike,
+        weight: ArrayLike,
+        bias: ArrayLike | None = None,
+        stride: Sizes = 1,
+        padding: Sizes = 0,
+        dilation: Sizes = 1,
+        groups: int = 1,
+    ) -> Array:
+        return conv(x, weight, bias, stride, padding, dilation, groups, count, name)
+
+    layout, kernel = LAYOUTS[count]
+    _named(convolve, name, f"PyTorch's `{name}`: an {layout} input, an "
+                           f"(O, C / groups, {kernel}) weight.")  # fmt: skip
+    return convolve
 
 
-def max_pool1d(
-    x: ArrayLike,
-    kernel_size: Sizes,
-    stride: Sizes | None = None,
-    padding: Sizes = 0,
-    dilation: Sizes = 1,
-    ceil_mode: bool = False,
-) -> Array:
-    """PyTorch's `max_pool1d` of an NCW input."""
-    return max_pool(
-        x, kernel_size, stride, padding, dilation, ceil_mode, 1, "max_pool1d"
-    )
+def max_pooling(count: int) -> Callable[..., Array]:
+    """PyTorch's `max_pool{count}d`, with its signature."""
+    name = f"max_pool{count}d"
+
+    def pool(
+        x: ArrayLike,
+        kernel_size: Sizes,
+        stride: Sizes | None = None,
+        padding: Sizes = 0,
+        dilation: Sizes = 1,
+        ceil_mode: bool = False,
+    ) -> Array:
+        return max_pool(
+            x, kernel_size, stride, padding, dilation, ceil_mode, count, name
+        )
+
+    _named(pool, name, f"PyTorch's `{name}` of an {LAYOUTS[count][0]} input.")
+    return pool
 
 
-def max_pool3d(
-    x: ArrayLike,
-    kernel_size: Sizes,
-    stride: Sizes | None = None,
-    padding: Sizes = 0,
-    dilation: Sizes = 1,
-    ceil_mode: bool = False,
-) -> Array:
-    """PyTorch's `max_pool3d` of an NCDHW input."""
-    return max_pool(
-        x, kernel_size, stride, padding, dilation, ceil_mode, 3, "max_pool3d"
-    )
+def average_pooling(count: int) -> Callable[..., Array]:
+    """PyTorch's `avg_pool{count}d`, with its signature."""
+    name = f"avg_pool{count}d"
+
+    def pool(
+        x: ArrayLike,
+        kernel_size: Sizes,
+        stride: Sizes | None = None,
+        padding: Sizes = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+    ) -> Array:
+        return avg_pool(
+            x, kernel_size, stride, padding, ceil_mode, count_include_pad, count, name
+        )
+
+    _named(pool, name, f"PyTorch's `{name}` of an {LAYOUTS[count][0]} input.")
+    return pool
 
 
-def avg_pool1d(
-    x: ArrayLike,
-    kernel_size: Sizes,
-    stride: Sizes | None = None,
-    padding: Sizes = 0,
-    ceil_mode: bool = False,
-    count_include_pad: bool = True,
-) -> Array:
-    """PyTorch's `avg_pool1d` of an NCW input."""
-    return avg_pool(
-        x, kernel_size, stride, padding, ceil_mode, count_include_pad, 1, "avg_pool1d"
-    )
-
-
-def avg_pool3d(
-    x: ArrayLike,
-    kernel_size: Sizes,
-    stride: Sizes | None = None,
-    padding: Sizes = 0,
-    ceil_mode: bool = False,
-    count_include_pad: bool = True,
-) -> Array:
-    """PyTorch's `avg_pool3d` of an NCDHW input."""
-    return avg_pool(
-        x, kernel_size, stride, padding, ceil_mode, count_include_pad, 3, "avg_pool3d"
-    )
+conv1d, conv3d = convolution(1), convolution(3)
+max_pool1d, max_pool3d = max_pooling(1), max_pooling(3)
+avg_pool1d, avg_pool3d = average_pooling(1), average_pooling(3)
