@@ -136,6 +136,20 @@ CASES: dict[str, tuple[Callable[..., Any], list[tuple[int, ...]]]] = {
         ),
         [(4, 6)],
     ),
+    "gather scatter of several indices: x[i, j], x[i, :, k], x.at[i, j]": (
+        lambda x: jnp.concatenate(
+            [
+                x[IDX[:3], IDX[1:, None]].ravel(),
+                x[:, IDX[:2] % 4, jnp.array([4, 0])].ravel(),
+                x.at[IDX[:3], :, jnp.array([4, 0, 9])]
+                .get(mode="fill", fill_value=2.0)
+                .ravel(),
+                x.at[IDX[:3], IDX[1:, None]].add(x[0, :3] * 3).ravel(),
+                x.at[IDX[:3], :, jnp.array([4, 0, 9])].set(x[0, :, :3].T).ravel(),
+            ]
+        ),
+        [(3, 4, 5)],
+    ),
     "gather scatter at traced scalars, rank 3, window dilation": (
         lambda x: (
             x[jnp.argmax(x[0, 0])]
@@ -230,7 +244,7 @@ def test_out_of_range_gather_fills_or_clamps_as_jax() -> None:
 
 def test_other_gather_and_scatter_dimension_numbers_are_named_at_the_line() -> None:
     def f(x: Any) -> Any:
-        return x[jnp.array([0, 1]), jnp.array([1, 2])]
+        return x[1:, jnp.array([0, 1])]
 
     def g(x: Any) -> Any:
         return x.at[jnp.array([0, 2]), :2].set(5.0)
