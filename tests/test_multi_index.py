@@ -189,3 +189,19 @@ def test_gradients_match_float64_jax() -> None:
     with jax.enable_x64(True):
         want = jax.jit(jax.grad(lambda x: loss(x, jax.numpy)))(X.astype(np.float64))
     np.testing.assert_allclose(got, np.asarray(want), rtol=2e-5, atol=2e-5)
+
+
+def test_vmap_of_several_traced_indices_equals_a_loop() -> None:
+    """Per-example index arrays: one gather (and one scatter_add) over every
+    example's rows, with each example's own bits."""
+    x = RNG.standard_normal((4, 3, 2, 5)).astype(np.float32)
+    i = RNG.integers(0, 3, (4, 2)).astype(np.int32)
+    j = RNG.integers(-5, 5, (4, 2)).astype(np.int32)
+    got, added = gradopt.vmap(lambda x, i, j: (x[i, :, j], x.at[i, 1:, j].add(1.0)))(
+        x, i, j
+    )
+    for n in range(4):
+        assert got[n].tobytes() == x[n][i[n], :, j[n]].tobytes()
+        want = x[n].copy()
+        np.add.at(want, (i[n], slice(1, None), j[n]), np.float32(1.0))
+        assert added[n].tobytes() == want.tobytes()
