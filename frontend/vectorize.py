@@ -19,6 +19,7 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Region
 
 from gradopt.dialect.errors import OpError
+from gradopt.frontend import batching_scf  # noqa: F401 (the rules of loops)
 from gradopt.frontend.array import FLOAT32, Array, tensor, trace
 from gradopt.frontend.batching import Batcher, batch, expand_in_module
 from gradopt.frontend.lax_numpy import asarray, full, normalize_axis, reshape
