@@ -1,8 +1,8 @@
 """Signs of NaN and of zero where NumPy and JAX define them (README, Special
 values): `abs` clears the sign bit (NaN too) and keeps JAX's derivative 1 at
-±0; `copysign` gives a NaN the sign asked for; float `//` is
-`jnp.floor_divide`, bit for bit while the quotient is below 2^22, with zero
-gradient; `sign(-0.0)` is JAX's -0.0 (NumPy: +0.0)."""
+±0; `copysign`, `maximum`, `minimum`, rounding and `sqrt` have NumPy's
+bits; float `//` is `jnp.floor_divide`, bit for bit while the quotient is
+below 2^22, with zero gradient; `sign(-0.0)` is JAX's -0.0 (NumPy: +0.0)."""
 
 from __future__ import annotations
 
@@ -36,10 +36,27 @@ def test_abs_clears_the_sign_bit_and_keeps_its_derivative() -> None:
     assert tangent.tolist() == slope.tolist()
 
 
-def test_copysign_and_sign_bits() -> None:
+BINARY = ("copysign", "maximum", "minimum")
+UNARY = ("round", "floor", "ceil", "trunc", "sqrt", "negative")
+
+
+def test_numpy_bits_with_signed_zeros_and_nans() -> None:
+    """The README's list of functions with NumPy's bits at ±0, ±inf and ±NaN
+    (`clip` is `minimum(maximum(x, lo), hi)`)."""
     a, b = (m.ravel() for m in np.meshgrid(POINTS, POINTS, indexing="ij"))
-    got = gradopt.jit(gnp.copysign)(a, b)
-    assert (_bits(got) == _bits(np.copysign(a, b))).all()
+
+    def f(a: np.ndarray, b: np.ndarray, x: np.ndarray, xp: object) -> list:
+        pairs = [getattr(xp, name)(a, b) for name in BINARY]
+        return pairs + [getattr(xp, name)(x) for name in UNARY]
+
+    got = gradopt.jit(lambda a, b, x: f(a, b, x, gnp))(a, b, POINTS)
+    with np.errstate(all="ignore"):
+        want = f(a, b, POINTS, np)
+    for name, g, w in zip(BINARY + UNARY, got, want, strict=True):
+        assert (_bits(g) == _bits(w)).all(), name
+
+
+def test_sign_bits() -> None:
     signs = gradopt.jit(gnp.sign)(POINTS)
     assert np.array_equal(signs, np.sign(POINTS), equal_nan=True)
     assert np.signbit(signs[3])  # sign(-0.0) is -0.0, as in JAX
