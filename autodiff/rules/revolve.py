@@ -3,7 +3,8 @@
 loop in the IR.
 
 The reverse keeps a stack of at most C snapshots (the carried values of some
-iterations, and their positions), the first one the loop's initial values.
+iterations that the reverse reads, and their positions), the first one the
+loop's initial values.
 Each step of an `scf.while` looks at the top snapshot, at position p, and at
 the iteration to reverse next, target - 1: it recomputes from the snapshot up
 to the position m that revolve's rule picks (`_split`) and either reverses
@@ -42,7 +43,8 @@ from gradopt.autodiff.rules.scf import (
     _inits,
     _int,
     _iterate,
-    _load,
+    _kept,
+    _loaded,
     _on_path,
     _replay,
     _step_back,
@@ -62,9 +64,16 @@ def binomial_reverse(
     initial = start()
     zero = _int(e, 0, INDEX)
     sized = [] if known is not None else [snapshots]
+    kept = _kept(op)
+    inits = _inits(op)
     stacks = [
-        _store(e, v, e.insert(EmptyOp(sized, _cache_type(c.type, known))), zero)
-        for v, c in zip(_inits(op), carries, strict=True)
+        _store(
+            e,
+            inits[j],
+            e.insert(EmptyOp(sized, _cache_type(carries[j].type, known))),
+            zero,
+        )
+        for j in kept
     ]
     where = e.insert(EmptyOp(sized, _cache_type(INDEX, known)))
     where = e.insert(InsertOp(zero, where, [zero]))
@@ -84,14 +93,14 @@ def binomial_reverse(
     p = b.insert(ExtractOp(where, [top], INDEX))
     free = b.insert(arith.SubiOp(snapshots, top))
     m = _split(b, p, target, free)
-    saved = [_load(b, s, top, c.type) for s, c in zip(stacks, carries, strict=True)]
+    saved = _loaded(b, op, stacks, top)
     steps = b.insert(arith.SubiOp(m, p))
     advanced = _replay(b, op, p, steps, saved, None).results
     last = b.insert(arith.SubiOp(target, _int(b, 1, INDEX)))
     turn = b.insert(arith.CmpiOp(m, last, "eq"))
     popped = b.insert(arith.CmpiOp(m, p, "eq"))
     below = b.insert(arith.SubiOp(top, _int(b, 1, INDEX)))
-    kept = b.insert(arith.SelectOp(popped, below, top))
+    settled = b.insert(arith.SelectOp(popped, below, top))
     above = b.insert(arith.AddiOp(top, _int(b, 1, INDEX)))
 
     reverse, push = _Body(b, []), _Body(b, [])
@@ -99,9 +108,9 @@ def binomial_reverse(
     b.insert(branch)
     values, yielded = _iterate(reverse, op, last, lambda: advanced, _on_path(op))
     back = _step_back(reverse, values, yielded, running, outer)
-    reverse.close(YieldOp(*back, last, kept, *stacks, where))
+    reverse.close(YieldOp(*back, last, settled, *stacks, where))
     pushed = [
-        _store(push.e, v, s, above) for v, s in zip(advanced, stacks, strict=True)
+        _store(push.e, advanced[j], s, above) for j, s in zip(kept, stacks, strict=True)
     ]
     marked = push.e.insert(InsertOp(m, where, [above]))
     push.close(YieldOp(*running, target, above, *pushed, marked))
