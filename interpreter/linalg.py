@@ -60,7 +60,7 @@ from xdsl.traits import IsTerminator
 
 from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
-from gradopt.dialect.kernels import select_bits, select_or_zero
+from gradopt.dialect.kernels import select_or_zero
 from gradopt.dialect.ops.elementwise import SELECT_BITS_FROM
 from gradopt.dialect.upstream.linalg import MapOp
 from gradopt.interpreter.scalar import (
@@ -301,7 +301,20 @@ def _selector(inner: Operation, loops: Sequence[int]) -> Kernel | None:
     zero = [i for i in (1, 2) if _zero_bits(inner.operands[i], dtype) is not None]
     if len(zero) == 1:
         return partial(select_or_zero, dtype=dtype.type, zero=zero[0])
-    return partial(select_bits, dtype=dtype.type)
+    return partial(_select_bits, bits=np.dtype(f"i{dtype.itemsize}"), dtype=dtype)
+
+
+def _select_bits(
+    condition: Value, on_true: Value, on_false: Value, bits: np.dtype, dtype: np.dtype
+) -> Value:
+    """`kernels.select_bits` for operands that broadcast to the condition's
+    shape (a body's values need not have the iteration space's shape):
+    `b ^ ((a ^ b) * c)`, the bits of `a` where `c`, else those of `b`."""
+    low = np.asarray(on_false).view(bits)
+    high = np.asarray(on_true).view(bits)
+    selected = np.multiply(np.bitwise_xor(high, low), condition)
+    out = selected if isinstance(selected, np.ndarray) else None
+    return np.bitwise_xor(selected, low, out=out).view(dtype)
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
@@ -737,6 +750,33 @@ def _direct_reduction(
     return lambda values: np.transpose(
         reduce(np.ascontiguousarray(values[position]), axes), order
     )
+
+
+def direct_inputs(op: LinalgStructuredOperation) -> set[int]:
+    """The inputs that a reduction of `op` reads as they are rather than
+    through its body (a contraction's two operands, `x` of `acc + x`)."""
+    iterators = op.get_iterator_types()
+    reductions = tuple(
+        d for d, kind in enumerate(iterators) if kind.data == IteratorType.REDUCTION
+    )
+    if not reductions:
+        return set()
+    block, inputs = op.body.block, len(op.inputs)
+    maps = [m.data for m in op.get_indexing_maps()]
+    terminator = block.last_op
+    assert terminator is not None
+    read: set[int] = set()
+    for j, value in enumerate(terminator.operands):
+        reduction = _reduction_of(op, block, value, block.args[inputs + j])
+        if reduction is None:
+            continue
+        if (pair := _contraction_of(block, reduction, inputs)) is not None:
+            read.update(pair)
+        elif _direct_reduction(op, reduction, maps, inputs, reductions) is not None:
+            operand = reduction.operand
+            assert isinstance(operand, BlockArgument)
+            read.add(operand.index)
+    return read
 
 
 def _summed(
