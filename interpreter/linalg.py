@@ -60,7 +60,7 @@ from xdsl.traits import IsTerminator
 
 from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
-from gradopt.dialect.kernels import select_or_zero
+from gradopt.dialect.kernels import select_bits, select_or_zero
 from gradopt.dialect.ops.elementwise import SELECT_BITS_FROM
 from gradopt.dialect.upstream.linalg import MapOp
 from gradopt.interpreter.scalar import (
@@ -201,7 +201,7 @@ def body_program(
     made = {
         o.results[0]
         for o in ops
-        if len(o.results) == 1 and isinstance(function_of(o), np.ufunc)
+        if len(o.results) == 1 and _takes_out(_selector(o, loops) or function_of(o))
     }
     steps: list[Callable[[Env], None]] = []
     count = len(loops)
@@ -272,7 +272,7 @@ def _body_step(
     if function is None:
         raise OpError(op, f"cannot be run: its body holds '{inner.name}'")
     operands = tuple(inner.operands)
-    if not isinstance(function, np.ufunc):
+    if not _takes_out(function):
         reusable = ()
 
     def apply(env: Env) -> None:
@@ -305,16 +305,33 @@ def _selector(inner: Operation, loops: Sequence[int]) -> Kernel | None:
 
 
 def _select_bits(
-    condition: Value, on_true: Value, on_false: Value, bits: np.dtype, dtype: np.dtype
+    condition: Value,
+    on_true: Value,
+    on_false: Value,
+    out: np.ndarray | None = None,
+    *,
+    bits: np.dtype,
+    dtype: np.dtype,
 ) -> Value:
     """`kernels.select_bits` for operands that broadcast to the condition's
     shape (a body's values need not have the iteration space's shape):
     `b ^ ((a ^ b) * c)`, the bits of `a` where `c`, else those of `b`."""
+    if out is not None:  # of the whole shape: the selecting kernel's own way
+        return select_bits(condition, on_true, on_false, out, dtype=dtype.type)
     low = np.asarray(on_false).view(bits)
     high = np.asarray(on_true).view(bits)
     selected = np.multiply(np.bitwise_xor(high, low), condition)
     out = selected if isinstance(selected, np.ndarray) else None
     return np.bitwise_xor(selected, low, out=out).view(dtype)
+
+
+def _takes_out(function: Kernel | None) -> bool:
+    """Whether `function` can write its result into an operand (`out=`): a
+    ufunc, or a bit-selecting `arith.select`, which reads each element of
+    its operands before it writes it."""
+    if isinstance(function, partial):
+        return function.func in (select_or_zero, _select_bits)
+    return isinstance(function, np.ufunc)
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
