@@ -78,7 +78,10 @@ def _consumer(op: Operation) -> LinalgStructuredOperation | None:
         for use in uses
     ):
         return None
-    if len(user.get_iterator_types()) != rank or _loops(user) != _loops(op):
+    loops = _loops(op)
+    if loops is None or len(user.get_iterator_types()) != rank:
+        return None
+    if _loops(user) != loops:
         return None
     try:
         if {use.index for use in uses} & direct_inputs(user):
@@ -97,18 +100,19 @@ def _loops(op: LinalgStructuredOperation) -> tuple[int, ...] | None:
 
 def members(root: LinalgStructuredOperation) -> list[LinalgStructuredOperation]:
     """The ops whose values the kernel of `root` computes, producers before
-    their consumers, `root` last."""
+    their consumers, `root` last (without recursion: a chain may be long)."""
     found: list[LinalgStructuredOperation] = []
-
-    def visit(op: LinalgStructuredOperation) -> None:
-        for value in dict.fromkeys(op.inputs):
+    todo: list[tuple[LinalgStructuredOperation, bool]] = [(root, False)]
+    while todo:
+        op, ready = todo.pop()
+        if ready:
+            found.append(op)
+            continue
+        todo.append((op, True))
+        for value in reversed(dict.fromkeys(op.inputs)):
             producer = value.owner
-            if isinstance(producer, Operation) and absorbed(producer):
-                assert isinstance(producer, LinalgStructuredOperation)
-                visit(producer)
-        found.append(op)
-
-    visit(root)
+            if isinstance(producer, LinalgStructuredOperation) and absorbed(producer):
+                todo.append((producer, False))
     return found
 
 
@@ -124,6 +128,9 @@ class _Member:
     """Outer values its body reads, and their positions."""
     feeds: tuple[BlockArgument, ...]
     dtype: np.dtype
+    local: tuple[SSAValue, ...]
+    """Its block arguments and body values: dropped once it has run, so
+    that a chain keeps no more arrays alive than its ops one by one."""
 
     def run(self, values: Sequence[Value], env: Env) -> None:
         """Its body, on its inputs from `values` and those already in `env`."""
@@ -175,9 +182,10 @@ def _fused_kernel(
                 for i, value in enumerate(user.inputs)
                 if value is op.res[0]
             ]
-        steps.append(
-            _Member(structured, views, outer, tuple(feeds), structured.results[0].dtype)
-        )
+        block = op.body.block
+        local = (*block.args, *(r for inner in block.ops for r in inner.results))
+        dtype = structured.results[0].dtype
+        steps.append(_Member(structured, views, outer, tuple(feeds), dtype, local))
     last = prepared[-1]
     root_values = [*root.inputs, *root.outputs]
     at = tuple(None if v in made else position(v) for v in root_values)
@@ -190,6 +198,8 @@ def _fused_kernel(
             result = env[member.prepared.results[0].yielded]
             if getattr(result, "dtype", None) != member.dtype:
                 result = np.asarray(result).astype(member.dtype)
+            for value in member.local:
+                env.pop(value, None)
             for arg in member.feeds:
                 env[arg] = result
         final.run(values, env)

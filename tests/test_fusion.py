@@ -10,6 +10,7 @@ a dtype change on the way)."""
 from __future__ import annotations
 
 import os
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -434,3 +435,39 @@ def test_random_chains_of_generics_fused_and_unfused_agree_bit_for_bit(
     text, args = chain
     with np.errstate(all="ignore"):
         both_ways(text, args)
+
+
+def test_a_long_chain_keeps_no_more_arrays_alive_than_its_ops_one_by_one() -> None:
+    """12 generics in a chain, one kernel: each member's arrays are dropped
+    once the next has them, so the peak is the unfused plan's."""
+    t = "tensor<128x128xf32>"
+    lines = []
+    for n in range(12):
+        source = "%x" if n == 0 else f"%g{n - 1}"
+        lines.append(
+            f"  %g{n} = linalg.generic {{indexing_maps = [{ID}, {ID}], iterator_types "
+            f'= ["parallel", "parallel"]}} ins({source} : {t}) outs(%e : {t}) {{\n'
+            f"  ^bb0(%a: f32, %o: f32):\n    %v = math.sin %a : f32\n"
+            f"    linalg.yield %v : f32\n  }} -> {t}"
+        )
+    text = (
+        f"func.func @main(%x: {t}) -> {t} {{\n  %e = tensor.empty() : {t}\n"
+        + "\n".join(lines)
+        + f"\n  func.return %g11 : {t}\n}}"
+    )
+    x = special((128, 128), 12)
+    peaks = []
+    for fused in (True, False):
+        fusion.ENABLED = fused
+        try:
+            program = Program(text)
+            program.run(args=[x])
+            tracemalloc.start()
+            program.run(args=[x])
+            peaks.append(tracemalloc.get_traced_memory()[1])
+            tracemalloc.stop()
+        finally:
+            fusion.ENABLED = True
+        assert fused_steps(program) == (11 if fused else 0)
+    fused_peak, unfused_peak = peaks
+    assert fused_peak <= unfused_peak + 128 * 128 * 4, peaks
