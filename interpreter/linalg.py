@@ -272,7 +272,9 @@ def _body_step(
     if function is None:
         raise OpError(op, f"cannot be run: its body holds '{inner.name}'")
     operands = tuple(inner.operands)
-    if not _takes_out(function):
+    if not _takes_out(function) or (
+        isinstance(inner, arith.SelectOp) and inner.lhs is inner.rhs
+    ):  # bits are selected from both sides before either is written
         reusable = ()
 
     def apply(env: Env) -> None:

@@ -276,7 +276,9 @@ SELECT = """func.func @main(%x: tensor<64x40xf32>, %g: tensor<64x40xf32>, %h: te
     %relu = arith.select %gt, %b, %tie : f32
     %lt = arith.cmpf olt, %b, %c : f32
     %row = arith.select %lt, %zero, %c : f32
-    linalg.yield %relu, %row : f32, f32
+    %same = arith.select %lt, %m, %m : f32
+    %both = arith.addf %row, %same : f32
+    linalg.yield %relu, %both : f32, f32
   } -> (tensor<64x40xf32>, tensor<64x40xf32>)
   func.return %r#0, %r#1 : tensor<64x40xf32>, tensor<64x40xf32>
 }""".replace("MAP", ID)
@@ -285,7 +287,8 @@ SELECT = """func.func @main(%x: tensor<64x40xf32>, %g: tensor<64x40xf32>, %h: te
 def test_a_select_over_many_elements_takes_the_bits_np_where_takes() -> None:
     """Over 2048 elements or more `arith.select` selects bits: NaN payloads
     and signed zeros as `np.where` gives them, with a literal zero on
-    either side, and with sides of another shape than the condition."""
+    either side, with sides of another shape than the condition, and with
+    one value on both sides."""
     x, g, h = special((64, 40), 6), special((64, 40), 7), special((40,), 8)
     x[::3] = 0.0
     x[1::5] = -0.0
@@ -295,6 +298,7 @@ def test_a_select_over_many_elements_takes_the_bits_np_where_takes() -> None:
         tie = np.where(x == 0, g * np.float32(0.5), zero)
         want_relu = np.where(x > 0, g, tie)
         want_row = np.where(g < h, zero, np.broadcast_to(h, (64, 40)))
+        want_row = want_row + g * np.float32(0.5)
     np.testing.assert_array_equal(bits(relu), bits(want_relu))
     np.testing.assert_array_equal(bits(row), bits(want_row))
 
