@@ -17,12 +17,8 @@ from evals import Function, Json, floats
 
 
 def cost(points: Any, centroids: Any) -> Any:
-    distances = (
-        gnp.sum(points * points, axis=1)[:, None]
-        - 2.0 * points @ centroids.T
-        + gnp.sum(centroids * centroids, axis=1)[None, :]
-    )
-    return gnp.sum(gnp.min(distances, axis=1))
+    closeness = points @ (2.0 * centroids).T + -gnp.sum(centroids * centroids, axis=1)
+    return gnp.sum(points * points) - gnp.sum(gnp.max(closeness, axis=1))
 
 
 def direction(points: Any, centroids: Any) -> Any:
