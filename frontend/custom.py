@@ -35,6 +35,7 @@ from gradopt.dialect.differentiation import VjpOp
 from gradopt.dialect.ops import CastOp
 from gradopt.dialect.ops.custom import CustomOp
 from gradopt.frontend.array import DTYPES, FLOAT32, Array, ArrayLike, emit
+from gradopt.frontend.control_flow import marked
 from gradopt.frontend.lax_numpy import asarray, full
 from gradopt.frontend.trace import Trace, current_trace, error, tracing
 from gradopt.frontend.tree import TreeDef, flatten
@@ -313,7 +314,7 @@ def transpose(jvp: Rule, xs: list[Array], cts: list[Array]) -> list[Array]:
         y = asarray(y)
         if y.dtype != FLOAT32 or not targets:
             continue
-        op = VjpOp(y.value, ct.value, [t.value for t in targets.values()])
+        op = marked(VjpOp(y.value, ct.value, [t.value for t in targets.values()]))
         trace = current_trace()
         assert trace is not None
         trace.emit(op)

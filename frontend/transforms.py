@@ -26,9 +26,14 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Operation, Region
+from xdsl.ir import Region
 
-from gradopt.dialect.differentiation import GradientOp, JvpOp, VjpOp
+from gradopt.dialect.differentiation import (
+    DifferentiationOp,
+    GradientOp,
+    JvpOp,
+    VjpOp,
+)
 from gradopt.dialect.ops import CastOp, DetachOp
 from gradopt.dialect.types import fits_i32
 from gradopt.frontend.array import (
@@ -41,6 +46,7 @@ from gradopt.frontend.array import (
     tensor,
     trace,
 )
+from gradopt.frontend.control_flow import marked
 from gradopt.frontend.lax_numpy import asarray, full
 from gradopt.frontend.trace import (
     Trace,
@@ -267,8 +273,8 @@ def jit(
 # --- Differentiation -------------------------------------------------------------
 
 
-def _results(op: Operation) -> list[Array]:
-    trace().emit(op)
+def _results(op: DifferentiationOp) -> list[Array]:
+    trace().emit(marked(op))
     return [Array(trace(), r) for r in op.results]
 
 
