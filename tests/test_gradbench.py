@@ -27,7 +27,8 @@ TOOL = ROOT / "bench" / "gradbench" / "tool.py"
 sys.path.insert(0, str(TOOL.parent))
 
 import evals  # noqa: E402
-from evals import ba, det, gmm, hello, ht, kmeans, llsq, lse, ode  # noqa: E402
+from evals import ba, det, gmm, hello, ht, kmeans, llsq, lse, lstm, ode  # noqa: E402
+from frontend_checks import central_difference  # noqa: E402
 from run import table  # noqa: E402
 
 
@@ -416,6 +417,55 @@ def test_ht_triangles(jax: Any) -> None:
     own = d_us[np.arange(36), np.arange(36) // 3]  # each point's own (u0, u1)
     expected = np.concatenate([own, np.asarray(d_theta)], axis=1)
     check(expected.tolist(), compute(ht, "jacobian", input))
+
+
+def lstm_loss(jnp: Any, main: Any, extra: Any, state: Any, sequence: Any) -> Any:
+    """ADBench's LSTM objective as its C++ computes it: the layers and the
+    characters in Python loops, gate by gate."""
+    layers, bits = main.shape[0] // 2, sequence.shape[1]
+    hidden = [state[2 * i] for i in range(layers)]
+    cell = [state[2 * i + 1] for i in range(layers)]
+
+    def sigmoid(x: Any) -> Any:
+        return 1 / (1 + jnp.exp(-x))
+
+    total = 0.0
+    for t in range(sequence.shape[0] - 1):
+        value = sequence[t] * extra[0]
+        for i in range(layers):
+            w, b = (main[2 * i + j].reshape(4, bits) for j in range(2))
+            forget = sigmoid(value * w[0] + b[0])
+            ingate = sigmoid(hidden[i] * w[1] + b[1])
+            outgate = sigmoid(value * w[2] + b[2])
+            change = jnp.tanh(hidden[i] * w[3] + b[3])
+            cell[i] = cell[i] * forget + ingate * change
+            hidden[i] = value = outgate * jnp.tanh(cell[i])
+        predicted = value * extra[1] + extra[2]
+        normalised = predicted - jnp.log(jnp.sum(jnp.exp(predicted)) + 2)
+        total = total + jnp.sum(sequence[t + 1] * normalised)
+    return -total / ((sequence.shape[0] - 1) * bits)
+
+
+def test_lstm() -> None:
+    """Two layers, seven characters of five bits: the eval's input shapes;
+    the gradient's reference is float64 central differences of the loss."""
+    rng = np.random.default_rng(6)
+    layers, count, bits = 2, 7, 5
+    arrays = [
+        rng.random((2 * layers, 4 * bits)),
+        rng.random((3, bits)),
+        rng.random((2 * layers, bits)),
+        (rng.random((count, bits)) < 0.5).astype(float),
+    ]
+    names = ("main_params", "extra_params", "state", "sequence")
+    input = {name: value.tolist() for name, value in zip(names, arrays, strict=True)}
+    check(float(lstm_loss(np, *arrays)), compute(lstm, "objective", input))
+
+    def loss(*arrays: np.ndarray) -> float:
+        return lstm_loss(np, *arrays)
+
+    expected = [central_difference(loss, arrays, i).ravel() for i in (0, 1)]
+    check(np.concatenate(expected).tolist(), compute(lstm, "jacobian", input))
 
 
 # --- The protocol -----------------------------------------------------------------

@@ -40,14 +40,11 @@ class Function:
     static_argnums: tuple[int, ...] = ()
 
 
-IMPLEMENTED = ("hello", "lse", "llsq", "gmm", "kmeans", "det", "ba", "ht", "ode")
+IMPLEMENTED = (
+    "hello", "lse", "llsq", "gmm", "kmeans", "det", "ba", "ht", "ode", "lstm",
+)  # fmt: skip
 
 MISSING: Mapping[str, str] = {
-    "lstm": (
-        "gradopt has no loop construct in its front end yet (issue: control "
-        "flow); the LSTM's loop over a sequence of up to 8192 characters would "
-        "have to be unrolled into the trace, which does not scale"
-    ),
     "particle": (
         "the eval runs gradient descent and Euler integration until a "
         "run-time condition holds; gradopt's front end has no while loop yet"
