@@ -44,6 +44,7 @@ IMPLEMENTED = (
     "particle", "saddle",
 )  # fmt: skip
 
+
 def load(name: str) -> ModuleType:
     """The module of eval `name`; `KeyError` with the reason if gradopt has
     none."""
