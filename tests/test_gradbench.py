@@ -41,7 +41,7 @@ from evals import (  # noqa: E402
     saddle,
 )
 from frontend_checks import central_difference  # noqa: E402
-from run import table  # noqa: E402
+from run import table, versus  # noqa: E402
 
 
 def compute(module: ModuleType, function: str, input: Any) -> Any:
@@ -738,3 +738,47 @@ SIZE = {"module": "lse", "description": "n=8"}
 
 def RUNS(*nanoseconds: float) -> list[dict[str, Any]]:
     return [{"name": "evaluate", "nanoseconds": int(n)} for n in nanoseconds]
+
+
+def write_log(path: Path, eval: str, runs: dict[str, list[float]]) -> None:
+    """A log of `eval` with one evaluation of n=8 per function, `runs` its
+    timings."""
+    entries: list[dict[str, Any]] = [
+        {"message": {"id": 0, "kind": "start", "eval": eval}},
+        {"response": {"id": 0, "tool": path.stem}},
+    ]
+    for i, (function, times) in enumerate(runs.items(), start=1):
+        message = {"kind": "evaluate", "module": eval, "function": function}
+        entries.append({"message": {"id": i, **message, "description": "n=8"}})
+        entries.append(
+            {"response": {"id": i, "success": True, "timings": RUNS(*times)}}
+        )
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+
+
+def test_versus_sets_steady_times_beside_the_faster_peer(tmp_path: Path) -> None:
+    """Each tool's time is its runs after the first (JAX's compiles); a tool
+    that ran once has none."""
+    logs = [tmp_path / f"lse-{tool}.jsonl" for tool in ("gradopt", "jax", "torch")]
+    write_log(logs[0], "lse", {"primal": [9e6, 1e6], "gradient": [9e6, 2e6, 2e6]})
+    write_log(logs[1], "lse", {"primal": [5e8, 1e6], "gradient": [5e8, 4e6]})
+    write_log(logs[2], "lse", {"primal": [1e6], "gradient": [1e6]})
+    lines = list(versus(logs, "gradopt", ["jax", "torch"]))
+    assert lines[4] == "| n=8 | 2 ms | 4 ms | - | jax | 0.50 | 2.0 |"
+    assert lines[6] == (
+        "gradopt at most the faster peer's time on 1 of 1 sizes; geometric mean "
+        "of gradopt / faster: 0.50"
+    )
+
+
+def test_the_table_of_particle_has_a_column_per_mode(tmp_path: Path) -> None:
+    log = tmp_path / "particle-gradopt.jsonl"
+    write_log(
+        log, "particle", {"rr": [3e6], "ff": [1e9, 3e9], "fr": [5e6], "rf": [7e6]}
+    )
+    lines = list(table([log], []))
+    assert lines[2:5] == [
+        "| size | tool | valid (rr/ff/fr/rf) | rr | ff | fr | rf | prepare |",
+        "|---|---|---|---|---|---|---|---|",
+        "| n=8 | gradopt | -/-/-/- | 3 ms | 2 s | 5 ms | 7 ms | - |",
+    ]

@@ -53,6 +53,10 @@ PRIMAL_AND_DERIVATIVE = {
 """The primal and the derivative function of each eval, as GradBench's
 summary pairs them."""
 
+MODES = ("rr", "ff", "fr", "rf")
+"""The functions of `particle` and `saddle`, in the order their evals send
+them: one computation with its two gradients in reverse or forward mode."""
+
 
 def run(eval_command: str, tool_command: str, log: IO[str], cwd: Path) -> int:
     """Pass messages between the eval and the tool until the eval stops;
@@ -197,10 +201,10 @@ def pair(row: dict[str, float], functions: tuple[str, str]) -> str:
     return " / ".join(seconds(row.get(f)) for f in functions)
 
 
-def table(logs: list[Path], names: list[str]) -> Iterator[str]:
-    """Markdown lines: one table per eval, a row per size and tool. A tool is
-    named by `names`, else by its log's name when that is EVAL-TOOL.jsonl (as
-    compare.sh writes them), else by its answer to `start`."""
+def named(logs: list[Path], names: list[str]) -> dict[str, list[tuple[str, Log]]]:
+    """The logs by eval, each with its tool's name: from `names`, else from
+    the log's name when that is EVAL-TOOL.jsonl (as compare.sh writes them),
+    else the tool's answer to `start`."""
     by_eval: dict[str, list[tuple[str, Log]]] = {}
     for i, path in enumerate(logs):
         log = read(path)
@@ -208,10 +212,37 @@ def table(logs: list[Path], names: list[str]) -> Iterator[str]:
         name = stem[1] if len(stem) == 2 and stem[0] == log.eval else log.tool
         name = names[i] if i < len(names) else name
         by_eval.setdefault(log.eval, []).append((name, log))
+    return by_eval
+
+
+def modes_table(tools: list[tuple[str, Log]]) -> Iterator[str]:
+    """Markdown lines for an eval of MODES: a row per size and tool with
+    each function's validity, mean time and one-time preparation."""
+    yield f"| size | tool | valid ({'/'.join(MODES)}) | {' | '.join(MODES)} | prepare |"
+    yield "|---|---|---|" + "---|" * len(MODES) + "---|"
+    for name, log in tools:
+        for size, row in log.sizes.items():
+            valid = "/".join(
+                "-" if v is None else ("yes" if v else "**no**")
+                for v in (row.valid.get(f) for f in MODES)
+            )
+            times = " | ".join(seconds(row.mean.get(f)) for f in MODES)
+            prepare = pair(row.prepare, MODES)
+            yield f"| {size} | {name} | {valid} | {times} | {prepare} |"
+
+
+def table(logs: list[Path], names: list[str]) -> Iterator[str]:
+    """Markdown lines: one table per eval, a row per size and tool (see
+    `named` for the tools' names)."""
+    by_eval = named(logs, names)
     for eval_name, tools in by_eval.items():
         functions = PRIMAL_AND_DERIVATIVE.get(eval_name, ("primal", "derivative"))
         yield f"### {eval_name}"
         yield ""
+        if eval_name in ("particle", "saddle"):
+            yield from modes_table(tools)
+            yield ""
+            continue
         yield (
             f"| size | tool | valid | {functions[0]} | {functions[1]} | ratio "
             "| without the first run | prepare | first run |"
@@ -255,12 +286,7 @@ def versus(logs: list[Path], tool: str, peers: list[str]) -> Iterator[str]:
     peer, `tool`'s time over the faster peer's and `tool`'s derivative/primal
     ratio; then how many sizes `tool` was at most the faster peer's time and
     the geometric mean of that quotient over the sizes."""
-    by_eval: dict[str, dict[str, Log]] = {}
-    for path in logs:
-        log = read(path)
-        stem = path.stem.split("-", 1)
-        name = stem[1] if len(stem) == 2 and stem[0] == log.eval else log.tool
-        by_eval.setdefault(log.eval, {})[name] = log
+    by_eval = {eval_name: dict(tools) for eval_name, tools in named(logs, []).items()}
     for eval_name, tools in by_eval.items():
         present = [peer for peer in peers if peer in tools]
         if tool not in tools or not present:
