@@ -757,10 +757,11 @@ def write_log(path: Path, eval: str, runs: dict[str, list[float]]) -> None:
 
 
 def test_versus_sets_steady_times_beside_the_faster_peer(tmp_path: Path) -> None:
-    """Each tool's time is its runs after the first (JAX's compiles); a tool
-    that ran once has none."""
+    """Each tool's time is the median of its runs after the first (JAX's
+    compiles); a tool that ran once has none."""
     logs = [tmp_path / f"lse-{tool}.jsonl" for tool in ("gradopt", "jax", "torch")]
-    write_log(logs[0], "lse", {"primal": [9e6, 1e6], "gradient": [9e6, 2e6, 2e6]})
+    gradient = [9e6, 2e6, 2e6, 50e6]  # a stall: the median passes it over
+    write_log(logs[0], "lse", {"primal": [9e6, 1e6], "gradient": gradient})
     write_log(logs[1], "lse", {"primal": [5e8, 1e6], "gradient": [5e8, 4e6]})
     write_log(logs[2], "lse", {"primal": [1e6], "gradient": [1e6]})
     lines = list(versus(logs, "gradopt", ["jax", "torch"]))

@@ -19,7 +19,7 @@ tool's one-time `prepare` timings where it reports them, and the first run.
 
 `versus` reads the same logs and sets gradopt's derivative time beside its
 peers' (by default `jax-blocking` and `pytorch`), size by size: each tool's
-steady time (the mean of the runs after the first, which holds JAX's
+steady time (the median of the runs after the first, which holds JAX's
 compilation; a tool that ran once has none), the faster peer, gradopt's time
 over the faster peer's, and gradopt's derivative/primal ratio.
 """
@@ -30,6 +30,7 @@ import argparse
 import json
 import math
 import shlex
+import statistics
 import subprocess
 import sys
 import time
@@ -274,10 +275,12 @@ def table(logs: list[Path], names: list[str]) -> Iterator[str]:
 
 
 def steady(row: Row, function: str) -> float | None:
-    """The mean time of `function`'s runs after the first, or None if it ran
-    once (for a tool that compiles on its first call, that run is the
-    compilation)."""
-    return row.later.get(function)
+    """The median time of `function`'s runs after the first, or None if it
+    ran once (for a tool that compiles on its first call, that run is the
+    compilation). The median, not the mean GradBench scores: on a shared
+    machine a few runs stall for tens of milliseconds."""
+    later = row.runs.get(function, [])[1:]
+    return statistics.median(later) / 1e9 if later else None
 
 
 def versus(logs: list[Path], tool: str, peers: list[str]) -> Iterator[str]:
