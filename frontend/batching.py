@@ -27,8 +27,10 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.dialects.scf import ConditionOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from gradopt.autodiff.paths import captured
 from gradopt.dialect.differentiation import DifferentiationOp
 from gradopt.dialect.ops import (
     AddOp,
@@ -348,6 +350,18 @@ BATCHING_RULES: dict[type[Operation], Rule] = {
 """The batching rule of each op type (and of its subclasses)."""
 
 
+Lookup = Callable[[SSAValue], Batched]
+"""A value's batched value in the block being replayed."""
+
+StructuredRule = Callable[[Batcher, Operation, list[Batched], Lookup], list[Batched]]
+"""Builds the batched results of an op with regions, some of whose operands or
+captured values (looked up) are batched."""
+
+STRUCTURED_RULES: dict[type[Operation], StructuredRule] = {}
+"""The batching rules of ops with regions (`batching_scf` provides them, and
+`vectorize` loads it)."""
+
+
 def rule_of(op: Operation) -> Rule | None:
     for op_type in type(op).__mro__:
         if (found := BATCHING_RULES.get(op_type)) is not None:
@@ -356,23 +370,35 @@ def rule_of(op: Operation) -> Rule | None:
 
 
 def batch(
-    b: Batcher, block: Block, inputs: Sequence[Batched], outputs: Sequence[SSAValue]
+    b: Batcher,
+    block: Block,
+    inputs: Sequence[Batched],
+    outputs: Sequence[SSAValue],
+    outer: Lookup | None = None,
 ) -> list[Batched]:
     """Replay `block` (whose arguments are `inputs`) into `b`'s trace: the
-    batched values of `outputs`."""
+    batched values of `outputs`. `outer` gives the values defined outside
+    `block` (by default, themselves, unbatched)."""
     values: dict[SSAValue, Batched] = dict(zip(block.args, inputs, strict=True))
 
     def get(v: SSAValue) -> Batched:
-        return values.get(v, (v, False))  # defined outside: the same for all
+        if v in values:
+            return values[v]
+        return (v, False) if outer is None else outer(v)
 
     for op in block.ops:
-        if isinstance(op, ReturnOp):
+        if isinstance(op, ReturnOp | YieldOp | ConditionOp):
             break
         operands = [get(v) for v in op.operands]
-        if not any(batched for _, batched in operands):
-            copy = op.clone(
-                {v: w for v, (w, _) in zip(op.operands, operands, strict=True)}
-            )
+        inner = captured(op) if op.regions else []
+        some = any(x for _, x in operands) or any(get(v)[1] for v in inner)
+        if op.regions and some:
+            if (structured := STRUCTURED_RULES.get(type(op))) is None:
+                raise error(f"vmap: '{op.name}' has no batching rule")
+            results = structured(b, op, operands, get)
+        elif not some:
+            mapping = {v: get(v)[0] for v in [*op.operands, *inner]}
+            copy = op.clone(mapping)
             b.trace.block.add_op(copy)
             results = [(r, False) for r in copy.results]
         elif (rule := rule_of(op)) is not None:

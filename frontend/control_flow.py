@@ -27,6 +27,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -35,10 +36,12 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     IndexType,
     IntegerAttr,
+    StringAttr,
     TensorType,
     UnitAttr,
     i1,
     i32,
+    i64,
 )
 from xdsl.dialects.scf import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
 from xdsl.dialects.tensor import (
@@ -59,7 +62,7 @@ from gradopt.frontend.array import (
     trace,
 )
 from gradopt.frontend.lax_numpy import asarray, full
-from gradopt.frontend.trace import Trace, error
+from gradopt.frontend.trace import Trace, current_trace, error
 from gradopt.frontend.tree import TreeDef, flatten
 from gradopt.frontend.ufuncs import clip, not_equal
 
@@ -79,7 +82,7 @@ def marked(op: DifferentiationOp) -> DifferentiationOp:
 
 
 @contextmanager
-def _body(block: Block) -> Iterator[Trace]:
+def _body(block: Block) -> Iterator[None]:
     """Trace into `block`: constants made inside stay inside, the enclosing
     ones remain usable."""
     active = trace()
@@ -87,9 +90,67 @@ def _body(block: Block) -> Iterator[Trace]:
     saved = active.block, active.constants
     active.block, active.constants = block, dict(active.constants)
     try:
-        yield active
+        yield
     finally:
         active.block, active.constants = saved
+
+
+_CHECKPOINT: ContextVar[dict[str, Attribute] | None] = ContextVar(
+    "gradopt_checkpoint", default=None
+)
+"""The `grad.checkpoint` attributes of the loops being traced (`checkpoint`)."""
+
+POLICIES = ("periodic", "binomial")
+
+
+def checkpoint(
+    fun: Callable[..., Any] | None = None,
+    policy: str = "periodic",
+    period: int | None = None,
+    snapshots: int | None = None,
+) -> Any:
+    """`fun` whose loops (`fori_loop`, `scan`, `while_loop`, traced while it
+    runs) are differentiated with checkpointing (SPEC §11): `"periodic"`
+    keeps every `period`-th iteration's carried values (default ⌈√N⌉),
+    `"binomial"` `snapshots` of them (revolve); the gradient's bits do not
+    change, its memory does. Without `fun`, a decorator."""
+    if policy not in POLICIES:
+        raise error(
+            f"checkpoint: policy must be 'periodic' or 'binomial', not {policy!r}"
+        )
+    attributes: dict[str, Attribute] = {"grad.checkpoint": StringAttr(policy)}
+    for name, value in (("period", period), ("snapshots", snapshots)):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise error(f"checkpoint: {name} must be a positive int, got {value!r}")
+        attributes[f"grad.{name}"] = IntegerAttr(value, i64)
+    if snapshots is not None and policy != "binomial":
+        raise error("checkpoint: snapshots is for the 'binomial' policy")
+    if fun is None:
+        return lambda f: checkpoint(f, policy, period, snapshots)
+    user = fun
+
+    def checkpointed(*args: Any, **kwargs: Any) -> Any:
+        if current_trace() is None:
+            from gradopt.frontend.transforms import jit
+
+            return jit(checkpointed)(*args, **kwargs)
+        token = _CHECKPOINT.set(attributes)
+        try:
+            return user(*args, **kwargs)
+        finally:
+            _CHECKPOINT.reset(token)
+
+    checkpointed.__name__ = getattr(fun, "__name__", type(fun).__name__)
+    checkpointed.__doc__ = getattr(fun, "__doc__", None)
+    return checkpointed
+
+
+def _loop(op: ForOp | WhileOp) -> list[SSAValue]:
+    """Emit a loop, with the checkpointing asked for."""
+    op.attributes.update(_CHECKPOINT.get() or {})
+    return _emit(op)
 
 
 def _emit(op: Operation) -> list[SSAValue]:
@@ -106,12 +167,6 @@ def _scalar_of(x: Array, type: Attribute) -> SSAValue:
     return _emit(ExtractOp(x.value, [], type))[0]
 
 
-def _int32_of_index(value: SSAValue) -> Array:
-    """An `index` value as an int32 scalar array."""
-    (narrow,) = _emit(arith.IndexCastOp(value, i32))
-    return _array(_emit(FromElementsOp(narrow, result_type=TensorType(i32, [])))[0])
-
-
 def _index(value: int) -> SSAValue:
     return _emit(arith.ConstantOp(IntegerAttr(value, INDEX)))[0]
 
@@ -120,20 +175,12 @@ def _leaves(tree: Any, what: str) -> tuple[list[Array], TreeDef]:
     """The leaves of a carry or operand tree, as arrays."""
     leaves, structure = flatten(tree)
     for leaf in leaves:
-        if not isinstance(leaf, Array | np.ndarray | np.generic) and not is_scalar(
-            leaf
-        ):
+        if not (isinstance(leaf, Array | np.ndarray | np.generic) or is_scalar(leaf)):
             raise error(
                 f"{what}: a {type(leaf).__name__} is not an array: carries and "
                 "outputs are arrays, numbers and tuples, lists or dicts of them"
             )
     return [asarray(leaf) for leaf in leaves], structure
-
-
-def _describe(x: Array | Attribute) -> str:
-    type = x.type if isinstance(x, Array) else x
-    assert isinstance(type, TensorType)
-    return str(type)
 
 
 def _matching(
@@ -156,7 +203,7 @@ def _matching(
         if x.type != type:
             raise error(
                 f"{what}: {part} changes the type of leaf {k} of the carry from "
-                f"{_describe(type)} to {_describe(x)}: a carry keeps its shape and "
+                f"{type} to {x.type}: a carry keeps its shape and "
                 "dtype across the body"
             )
         arrays.append(x)
@@ -202,14 +249,13 @@ def fori_loop(
     with _body(block):
         iv, *args = block.args
         if index_type == INDEX:
-            i = _int32_of_index(iv)
-        else:
-            i = _array(_emit(FromElementsOp(iv, result_type=TensorType(i32, [])))[0])
+            (iv,) = _emit(arith.IndexCastOp(iv, i32))
+        i = _array(_emit(FromElementsOp(iv, result_type=TensorType(i32, [])))[0])
         out = body_fun(i, structure.unflatten(_array(a) for a in args))
         yielded = _matching(out, structure, types, "fori_loop", "body_fun's result")
         _emit(YieldOp(*(y.value for y in yielded)))
     loop = ForOp(bounds[0], bounds[1], bounds[2], [c.value for c in carries], block)
-    return structure.unflatten(_array(r) for r in _emit(loop))
+    return structure.unflatten(_array(r) for r in _loop(loop))
 
 
 def _stacked(x: Array, k: SSAValue) -> Array:
@@ -294,7 +340,7 @@ def scan(
     loop = ForOp(
         _index(0), _index(n), _index(1), [c.value for c in carries] + zeros, block
     )
-    results = [_array(r) for r in _emit(loop)]
+    results = [_array(r) for r in _loop(loop)]
     final = structure.unflatten(iter(results[: len(carries)]))
     return final, y_tree.unflatten(iter(results[len(carries) :]))
 
@@ -331,7 +377,7 @@ def while_loop(
         yielded = _matching(out, structure, types, "while_loop", "body_fun's result")
         _emit(YieldOp(*(y.value for y in yielded)))
     loop = WhileOp([c.value for c in carries], types, [before], [after])
-    return structure.unflatten(_array(r) for r in _emit(loop))
+    return structure.unflatten(_array(r) for r in _loop(loop))
 
 
 def _branch(
@@ -363,8 +409,8 @@ def _if(
     for k, (a, b) in enumerate(zip(true_leaves, false_leaves, strict=True)):
         if a.type != b.type:
             raise error(
-                f"{what}: the branches return output {k} as {_describe(a)} and "
-                f"{_describe(b)}: both must give one shape and dtype"
+                f"{what}: the branches return output {k} as {a.type} and "
+                f"{b.type}: both must give one shape and dtype"
             )
     op = IfOp(condition, types, [true_block], [false_block])
     return true_tree.unflatten(_array(r) for r in _emit(op))

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Region
@@ -152,44 +153,94 @@ class _Custom(ABC):
     function as `grad.custom` inside a trace and runs it as `jit` outside."""
 
     def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int]) -> None:
-        if nondiff_argnums:
-            raise error(
-                f"{type(self).__name__}: nondiff_argnums is not supported: pass "
-                "such values as ordinary arguments (with a None cotangent)"
-            )
         self.fun = fun
+        self.nondiff = tuple(sorted({int(i) for i in nondiff_argnums}))
         self.__name__ = getattr(fun, "__name__", type(fun).__name__)
         self.__doc__ = getattr(fun, "__doc__", None)
-        self._jitted: Any = None
+        self._jitted: dict[tuple[int, ...], Any] = {}
         self._out_trees: dict[object, list[TreeDef]] = {}
 
     @abstractmethod
-    def rules(
-        self, args: tuple[Any, ...], out_tree: list[TreeDef]
-    ) -> tuple[Rule | None, Rule | None]:
-        """The vjp and jvp functions' bodies for a call with `args`, whose
-        output structure `out_tree[0]` is once f is traced."""
+    def rules(self, call: Call) -> tuple[Rule | None, Rule | None]:
+        """The vjp and jvp functions' bodies for `call`."""
 
     def __call__(self, *args: Any) -> Any:
+        for i in self.nondiff:
+            if not -len(args) <= i < len(args):
+                raise error(f"{self.__name__}: nondiff_argnums {i} is out of range "
+                            f"for {len(args)} arguments")  # fmt: skip
+        fixed = tuple(i % len(args) for i in self.nondiff if _is_static(args[i]))
         if current_trace() is None:
-            if self._jitted is None:
+            if fixed not in self._jitted:
                 from gradopt.frontend.transforms import jit
 
-                self._jitted = jit(self)
-            return self._jitted(*args)
-        leaves, tree = flatten(args)
+                self._jitted[fixed] = jit(self, static_argnums=fixed)
+            return self._jitted[fixed](*args)
+        static = tuple((i, args[i]) for i in fixed)
+        dynamic = tuple(a for i, a in enumerate(args) if i not in fixed)
+        leaves, tree = flatten(dynamic)
         operands = [asarray(leaf) for leaf in leaves]
-        key = (tree, tuple(o.type for o in operands))
-        out_tree: list[TreeDef] = self._out_trees.setdefault(key, [])
+        try:
+            key = (tree, tuple(o.type for o in operands), static)
+            hash(key)
+        except TypeError:
+            raise error(f"{self.__name__}: an argument in nondiff_argnums that is "
+                        "not an array must be hashable") from None  # fmt: skip
+        call = Call(
+            len(args), self.nondiff, static, tree, self._out_trees.setdefault(key, [])
+        )
 
         def primal(xs: list[Array]) -> list[Any]:
-            out_leaves, structure = flatten(self.fun(*tree.unflatten(iter(xs))))
-            out_tree.append(structure)
+            out_leaves, structure = flatten(self.fun(*call.arguments(xs)))
+            call.out_tree.append(structure)
             return out_leaves
 
-        vjp, jvp = self.rules(args, out_tree)
-        results = emit_custom((self, tree), self.__name__, operands, primal, vjp, jvp)
-        return out_tree[0].unflatten(iter(results))
+        vjp, jvp = self.rules(call)
+        results = emit_custom(
+            (self, tree, static), self.__name__, operands, primal, vjp, jvp
+        )
+        return call.out_tree[0].unflatten(iter(results))
+
+
+def _is_static(value: Any) -> bool:
+    """A `nondiff_argnums` value that is not an array (a function, a number, a
+    string): fixed into the traced functions, not an operand."""
+    return not isinstance(value, Array | np.ndarray | np.generic)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call of a custom function: `count` arguments, those at `nondiff`
+    not differentiated, those of `static` (position, value) fixed at trace
+    time; the others, flattened with `tree`, are the operands. `out_tree`
+    gets the output's structure once f is traced."""
+
+    count: int
+    nondiff: tuple[int, ...]
+    static: tuple[tuple[int, Any], ...]
+    tree: TreeDef
+    out_tree: list[TreeDef]
+
+    def arguments(self, xs: list[Array]) -> list[Any]:
+        """All the arguments, from the operands."""
+        values = list(self.tree.unflatten(iter(xs)))
+        for i, value in self.static:
+            values.insert(i, value)
+        return values
+
+    def split(self, values: list[Any]) -> tuple[list[Any], tuple[Any, ...]]:
+        """The nondiff arguments, and the others as a tuple."""
+        nondiff = [values[i] for i in self.nondiff]
+        return nondiff, tuple(v for i, v in enumerate(values) if i not in self.nondiff)
+
+    def operand_cotangents(self, cotangents: tuple[Any, ...]) -> tuple[Any, ...]:
+        """One cotangent per dynamic argument from one per differentiated
+        argument (None, zeros, for a nondiff one)."""
+        given = iter(cotangents)
+        per_argument = [None if i in self.nondiff else next(given)
+                        for i in range(self.count)]  # fmt: skip
+        fixed = {i for i, _ in self.static}
+        return tuple(c for i, c in enumerate(per_argument) if i not in fixed)
 
 
 def _per_operand(
@@ -234,20 +285,27 @@ class custom_vjp(_Custom):
     def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> None:
         self.fwd, self.bwd = fwd, bwd
 
-    def rules(
-        self, args: tuple[Any, ...], out_tree: list[TreeDef]
-    ) -> tuple[Rule | None, Rule | None]:
+    def rules(self, call: Call) -> tuple[Rule | None, Rule | None]:
         fwd, bwd = self.fwd, self.bwd
         if fwd is None or bwd is None:
             raise error(f"custom_vjp {self.__name__}: call defvjp(fwd, bwd) first")
-        tree = flatten(args)[1]
+        differentiated = call.count - len(call.nondiff)
 
         def vjp(xs: list[Array], cts: list[Array]) -> list[Array]:
-            out = fwd(*tree.unflatten(iter(xs)))
+            values = call.arguments(xs)
+            out = fwd(*values)
             if not isinstance(out, tuple | list) or len(out) != 2:
                 raise error("custom_vjp: fwd must return a pair (out, residuals)")
-            grads = bwd(out[1], out_tree[0].unflatten(iter(cts)))
-            return _per_operand(args, xs, grads, "custom_vjp")
+            nondiff, _ = call.split(values)
+            grads = bwd(*nondiff, out[1], call.out_tree[0].unflatten(iter(cts)))
+            if not isinstance(grads, tuple | list) or len(grads) != differentiated:
+                raise error(
+                    f"custom_vjp: bwd must return a tuple of {differentiated} "
+                    "cotangents, one per argument not in nondiff_argnums"
+                )
+            dynamic = call.tree.unflatten(iter(xs))
+            return _per_operand(dynamic, xs, call.operand_cotangents(tuple(grads)),
+                                "custom_vjp")  # fmt: skip
 
         return vjp, None
 
@@ -267,22 +325,19 @@ class custom_jvp(_Custom):
         self.jvp = jvp
         return jvp
 
-    def rules(
-        self, args: tuple[Any, ...], out_tree: list[TreeDef]
-    ) -> tuple[Rule | None, Rule | None]:
+    def rules(self, call: Call) -> tuple[Rule | None, Rule | None]:
         rule = self.jvp
         if rule is None:
             raise error(f"custom_jvp {self.__name__}: call defjvp(rule) first")
-        tree = flatten(args)[1]
 
         def jvp(xs: list[Array], ts: list[Array]) -> list[Any]:
-            primals = tuple(tree.unflatten(iter(xs)))
-            tangents = tuple(tree.unflatten(iter(ts)))
-            out = rule(primals, tangents)
+            nondiff, primals = call.split(call.arguments(xs))
+            tangents = call.split(call.arguments(ts))[1]
+            out = rule(*nondiff, primals, tangents)
             if not isinstance(out, tuple | list) or len(out) != 2:
                 raise error("custom_jvp: the rule must return (out, tangent_out)")
             leaves, structure = flatten(out[1])
-            if structure != out_tree[0]:
+            if structure != call.out_tree[0]:
                 raise error("custom_jvp: tangent_out must have the output's structure")
             return [
                 asarray(t, FLOAT32) if y.dtype == FLOAT32 else zeros_of(y.type)

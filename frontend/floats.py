@@ -40,6 +40,7 @@ from gradopt.frontend.ufuncs import (
     subtract,
     where,
 )
+from gradopt.frontend.ufuncs import floor_divide as integer_floor_divide
 from gradopt.frontend.ufuncs import power as integer_power
 from gradopt.frontend.ufuncs import remainder as integer_remainder
 
@@ -211,6 +212,22 @@ def remainder(a: ArrayLike, b: ArrayLike) -> Array:
     r = fmod(a, b)
     flip = bitwise_and(not_equal(r, 0.0), not_equal(less(r, 0.0), less(b, 0.0)))
     return where(flip, add(r, b), r)
+
+
+def floor_divide(a: ArrayLike, b: ArrayLike) -> Array:
+    """`a // b`; for floats as `jnp.floor_divide` (CPython's `float_divmod`):
+    `(a - fmod(a, b)) / b`, one less where the remainder and b have opposite
+    signs, rounded to the integer it is within an ulp of; `a / b` for b = 0.
+    A dead end, as rounding is."""
+    a, b = operands(a, b)
+    if a.dtype != FLOAT32:
+        return integer_floor_divide(a, b)
+    a, b = stop_gradient(a), stop_gradient(b)
+    mod = fmod(a, b)
+    zero = equal(b, 0.0)
+    div = multiply(where(zero, a, subtract(a, mod)), reciprocal(b))
+    opposite = bitwise_and(not_equal(mod, 0.0), not_equal(less(b, 0.0), less(mod, 0.0)))
+    return _round_half_even(where(opposite, subtract(div, 1.0), div))
 
 
 def power(a: ArrayLike, b: ArrayLike) -> Array:

@@ -5,9 +5,10 @@ each primitive by its `gradopt.numpy` counterpart, traces the same kind of
 function as `gradopt.jit` does, so `gradopt.grad(gradopt.from_jax(f, x))`
 differentiates it with gradopt's own rules (those of scans, sorting, dynamic
 slices, gathers, scatters, convolutions and windowed reductions are in
-`jax_primitives`). Calls (`jit`, `pjit`, `closed_call`, `remat`) are
-inlined. A function with a custom derivative (`custom_jvp_call`,
-`custom_vjp_call`) becomes a `grad.custom` whose vjp and
+`jax_primitives`; JAX's `scan`, `while` and `cond` become `gradopt.lax`'s
+loops and branches, in `jax_control_flow`). Calls (`jit`, `pjit`,
+`closed_call`, `remat`) are inlined. A function with a custom derivative
+(`custom_jvp_call`, `custom_vjp_call`) becomes a `grad.custom` whose vjp and
 jvp functions are the jaxprs JAX makes of the user's rule (`jax.vjp` and
 `jax.jvp` of that one equation), so the rule is what gets differentiated.
 A few equations of constants are computed when traced (the padding value of
@@ -28,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from gradopt.dialect.ops import IDivOp, ModOp
-from gradopt.frontend import jax_primitives, lax
+from gradopt.frontend import jax_control_flow, jax_primitives, lax
 from gradopt.frontend import nn as gnn
 from gradopt.frontend import numpy as gnp
 from gradopt.frontend.array import FLOAT32, Array, canonical_dtype, emit, is_scalar
@@ -396,6 +397,8 @@ def _check(jaxpr: Any, outer: Location | None = None) -> None:
                 f"from_jax: the JAX primitive '{name}' has no gradopt counterpart",
                 where,
             )
+        for body in jax_control_flow.bodies(eqn):
+            _check(body, where)
 
 
 def _live(jaxpr: Any) -> list[Any]:
@@ -445,6 +448,8 @@ def _evaluate(
             env[var] = value
     return [read(v) for v in jaxpr.outvars]
 
+
+RULES.update(jax_control_flow.rules(_evaluate))
 
 FOLDS: dict[str, Callable[..., np.ndarray]] = {
     "convert_element_type": lambda p, x: x.astype(canonical_dtype(p["new_dtype"])),

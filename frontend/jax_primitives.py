@@ -9,8 +9,9 @@ indices are clamped (or, in `FILL_OR_DROP` mode, out-of-range ones give the
 fill value) and a scatter drops the updates at indices out of range (or
 clamps them in `CLIP` mode). Gathers and scatters are supported for the
 dimension numbers of one integer index along one axis, which are those of
-`x[idx]`, `x[:, idx]`, `take`, `take_along_axis` and `x.at[idx]`; others are
-refused with their dimension numbers named.
+`x[idx]`, `x[:, idx]`, `take`, `take_along_axis` and `x.at[idx]`, and of
+indices of several whole axes (`x[i, j]`, `x[i, :, j]`, `x.at[i, j]`); others
+are refused with their dimension numbers named.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from typing import Any
 import numpy as np
 
 from gradopt.frontend import lax
-from gradopt.frontend import nn as gnn
 from gradopt.frontend import numpy as gnp
 from gradopt.frontend.array import BOOL, FLOAT32, INT32, Array, canonical_dtype
+from gradopt.frontend.convolution import conv
+from gradopt.frontend.indexing import getitem as basic_getitem
 from gradopt.frontend.lax_numpy import asarray, floating
 from gradopt.frontend.selection import IndexUpdateRef, iota, take_along_axis
 from gradopt.frontend.trace import error
@@ -139,8 +141,8 @@ def _mode(params: dict) -> str:
 def _refuse(what: str, numbers: Any) -> Exception:
     return error(
         f"from_jax: '{what}' with dimension numbers {numbers} is not supported "
-        "(only one integer index along one axis, as x[idx], x[:, idx], take, "
-        "take_along_axis and x.at[idx] make)"
+        "(only integer indices of whole axes, as x[idx], x[:, idx], x[i, j], "
+        "take, take_along_axis and x.at[idx] make)"
     )
 
 
@@ -179,10 +181,83 @@ def _fill(dtype: np.dtype, fill: Any) -> Any:
     return True if dtype == BOOL else int(np.iinfo(np.int32).min)
 
 
+def _several_axes(
+    numbers: Any, mapped: Sequence[int], collapsed: Sequence[int], what: str
+) -> list[int] | None:
+    """The operand axes (in index-vector order) of a gather or scatter whose
+    index vector has several entries, each for an axis it collapses (as
+    `x[i, j]`, `x[i, :, j]` and `x.at[i, j]` make); None for one entry."""
+    axes = [int(d) for d in mapped]
+    if len(axes) < 2:
+        return None
+    if sorted(axes) != sorted(int(d) for d in collapsed) or len(set(axes)) < len(axes):
+        raise _refuse(what, numbers)
+    if tuple(numbers.operand_batching_dims):
+        raise _refuse(what, numbers)
+    return axes
+
+
+def _merged(
+    x: Array, axes: list[int], indices: Value, clip: bool, what: str, numbers: Any
+) -> tuple[Array, Array, Array | None]:
+    """x with `axes` moved first and merged into one; the row-major position
+    in them that each index vector names (each entry clamped into its axis);
+    and, unless clamping is the semantics, whether every entry was in range."""
+    rest = [d for d in range(x.ndim) if d not in axes]
+    merged = gnp.reshape(
+        _permute(x, [*axes, *rest]),
+        (math.prod(x.shape[d] for d in axes), *(x.shape[d] for d in rest)),
+    )
+    indices = asarray(indices)
+    if indices.ndim == 0 or indices.shape[-1] != len(axes):
+        raise _refuse(what, numbers)
+    position, valid = None, None
+    for k, axis in enumerate(axes):
+        column = gnp.astype(basic_getitem(indices, (Ellipsis, k)), INT32)
+        clamped, ok = _in_range(column, x.shape[axis], clip)
+        stride = math.prod(x.shape[d] for d in axes[k + 1 :])
+        term = clamped if stride == 1 else gnp.multiply(clamped, stride)
+        position = term if position is None else gnp.add(position, term)
+        if ok is not None:
+            valid = ok if valid is None else gnp.logical_and(valid, ok)
+    assert position is not None
+    return merged, position, valid
+
+
+def _gather_several(params: dict, x: Array, indices: Value, axes: list[int]) -> Array:
+    """A gather of several collapsed axes: one `grad.gather` of the merged
+    axes, its offset dims (x's other dims, in order) placed as JAX says."""
+    numbers = params["dimension_numbers"]
+    sizes = [int(s) for s in params["slice_sizes"]]
+    if sizes != [1 if d in axes else n for d, n in enumerate(x.shape)]:
+        raise _refuse("gather", numbers)
+    clip = _mode(params) != "FILL_OR_DROP"
+    merged, position, valid = _merged(x, axes, indices, clip, "gather", numbers)
+    taken = lax.gather(merged, position, 0)
+    offsets, batch = list(numbers.offset_dims), iter(range(position.ndim))
+    perm = [
+        position.ndim + offsets.index(p) if p in offsets else next(batch)
+        for p in range(taken.ndim)
+    ]
+    result = _permute(taken, perm)
+    if valid is None:
+        return result
+    shape = iter(position.shape)
+    valid = gnp.reshape(valid, [1 if p in offsets else next(shape)
+                                for p in range(result.ndim)])  # fmt: skip
+    return gnp.where(valid, result, _fill(x.dtype, params.get("fill_value")))
+
+
 def _gather(params: dict, x: Value, indices: Value) -> Array:
     """`lax.gather` of one index along one axis, as `grad.gather` (JAX's
-    operand/index batching dims are `take_along_axis`)."""
+    operand/index batching dims are `take_along_axis`), or of several
+    collapsed axes (`_gather_several`)."""
     x, numbers = asarray(x), params["dimension_numbers"]
+    several = _several_axes(
+        numbers, numbers.start_index_map, numbers.collapsed_slice_dims, "gather"
+    )
+    if several is not None:
+        return _gather_several(params, x, indices, several)
     axis = _index_axis(
         numbers, numbers.start_index_map, numbers.collapsed_slice_dims, "gather"
     )
@@ -231,6 +306,14 @@ def _scatter(how: str) -> Callable[..., Array]:
 
     def rule(params: dict, x: Value, indices: Value, updates: Value) -> Array:
         x, numbers = asarray(x), params["dimension_numbers"]
+        several = _several_axes(
+            numbers,
+            numbers.scatter_dims_to_operand_dims,
+            numbers.inserted_window_dims,
+            "scatter",
+        )
+        if several is not None:
+            return _scatter_several(how, params, x, indices, updates, several)
         axis = _index_axis(
             numbers,
             numbers.scatter_dims_to_operand_dims,
@@ -262,6 +345,34 @@ def _scatter(how: str) -> Callable[..., Array]:
     return rule
 
 
+def _scatter_several(
+    how: str, params: dict, x: Array, indices: Value, updates: Value, axes: list[int]
+) -> Array:
+    """A scatter into several inserted axes: `x.at[position]` of the merged
+    axes, an out-of-range update sent to an extra slot past their end."""
+    numbers = params["dimension_numbers"]
+    clip = _mode(params) == "CLIP"
+    merged, position, valid = _merged(x, axes, indices, clip, "scatter", numbers)
+    size = merged.shape[0]
+    if valid is not None:
+        position = gnp.where(valid, position, size)
+    windows = list(numbers.update_window_dims)
+    updates = asarray(updates)
+    scattered = [p for p in range(updates.ndim) if p not in windows]
+    updates = _permute(updates, scattered + windows)
+    if updates.shape != (*position.shape, *merged.shape[1:]):
+        raise _refuse("scatter", numbers)
+    ndim = merged.ndim
+    if valid is not None:
+        merged = lax.pad(merged, [0] * ndim, [1] + [0] * (ndim - 1), [0] * ndim, 0)
+    result = getattr(IndexUpdateRef(merged, (position,)), how)(updates)
+    if valid is not None:
+        result = lax.slice(result, [0] * ndim, [size, *result.shape[1:]], [1] * ndim)
+    rest = [d for d in range(x.ndim) if d not in axes]
+    moved = gnp.reshape(result, [x.shape[d] for d in [*axes, *rest]])
+    return _permute(moved, list(np.argsort([*axes, *rest])))
+
+
 def _spatial_pad(
     x: Array, padding: Sequence[Sequence[int]], dilation: Sequence[int], value: float
 ) -> Array:
@@ -280,19 +391,18 @@ def _spatial_pad(
 
 
 def _conv_general_dilated(params: dict, lhs: Value, rhs: Value) -> Array:
-    """`lax.conv_general_dilated` with 1 or 2 spatial dims as `nn.conv2d`:
-    both sides permuted to NCHW / OIHW, the input dilated and padded first."""
+    """`lax.conv_general_dilated` as a channels-first convolution (1 spatial
+    dim as `nn.conv2d` of height 1): both sides permuted to N, C, spatial /
+    O, I, spatial, the input dilated and padded first."""
     lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
     if int(params.get("batch_group_count", 1)) != 1:
         raise error("from_jax: 'conv_general_dilated' with batch_group_count > 1 "
                     "is not supported")  # fmt: skip
     x, w = _permute(floating(lhs), lhs_spec), _permute(floating(rhs), rhs_spec)
     spatial = x.ndim - 2
-    if spatial not in (1, 2):
-        raise error(
-            f"from_jax: 'conv_general_dilated' with {spatial} spatial dims is not "
-            "supported (1 or 2)"
-        )
+    if spatial < 1:
+        raise error("from_jax: 'conv_general_dilated' without spatial dims is not "
+                    "supported")  # fmt: skip
     strides = list(params["window_strides"])
     dilation = list(params.get("rhs_dilation") or [1] * spatial)
     x = _spatial_pad(
@@ -301,8 +411,9 @@ def _conv_general_dilated(params: dict, lhs: Value, rhs: Value) -> Array:
     if spatial == 1:
         x, w = gnp.expand_dims(x, 2), gnp.expand_dims(w, 2)
         strides, dilation = [1, *strides], [1, *dilation]
-    out = gnn.conv2d(
-        x, w, None, strides, 0, dilation, int(params["feature_group_count"])
+    groups = int(params["feature_group_count"])
+    out = conv(
+        x, w, None, strides, 0, dilation, groups, x.ndim - 2, "conv_general_dilated"
     )
     if spatial == 1:
         out = gnp.squeeze(out, 2)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 from numpy.typing import DTypeLike
 
 from gradopt.frontend import lax
@@ -31,17 +30,57 @@ from gradopt.frontend.activations import (
     soft_sign,
 )
 from gradopt.frontend.array import FLOAT32, Array, ArrayLike, Axis, canonical_dtype
+from gradopt.frontend.convolution import (
+    avg_pool,
+    avg_pool1d,
+    avg_pool3d,
+    conv,
+    conv1d,
+    conv3d,
+    max_pool,
+    max_pool1d,
+    max_pool3d,
+    sizes,
+)
 from gradopt.frontend.lax_numpy import asarray, floating, normalize_axes
 from gradopt.frontend.limits import check_size
 from gradopt.frontend.trace import error
 from gradopt.frontend.ufuncs import stop_gradient
 
 __all__ = [
-    "avg_pool2d", "celu", "conv2d", "conv_transpose2d", "elu", "gelu",
-    "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "layer_norm",
-    "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp", "max_pool2d",
-    "mish", "one_hot", "relu", "relu6", "selu", "sigmoid", "silu",
-    "soft_sign", "softmax", "softplus", "swish",
+    "avg_pool1d",
+    "avg_pool2d",
+    "avg_pool3d",
+    "celu",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose2d",
+    "elu",
+    "gelu",
+    "hard_sigmoid",
+    "hard_silu",
+    "hard_swish",
+    "hard_tanh",
+    "layer_norm",
+    "leaky_relu",
+    "log_sigmoid",
+    "log_softmax",
+    "logsumexp",
+    "max_pool1d",
+    "max_pool2d",
+    "max_pool3d",
+    "mish",
+    "one_hot",
+    "relu",
+    "relu6",
+    "selu",
+    "sigmoid",
+    "silu",
+    "soft_sign",
+    "softmax",
+    "softplus",
+    "swish",
 ]  # fmt: skip
 
 
@@ -180,63 +219,8 @@ def layer_norm(
 
 
 def _pair(value: int | Sequence[int], what: str) -> tuple[int, int]:
-    pair = (value, value) if isinstance(value, int) else tuple(value)
-    if len(pair) != 2 or any(not isinstance(v, int | np.integer) for v in pair):
-        raise error(f"{what} must be an int or a pair of ints, got {value!r}")
-    return int(pair[0]), int(pair[1])
-
-
-def _windows(
-    x: Array,
-    kernel: tuple[int, int],
-    stride: tuple[int, int],
-    padding: tuple[int, int],
-    dilation: tuple[int, int],
-    fill: float,
-    what: str,
-    extra: tuple[int, int] = (0, 0),
-) -> Array:
-    """The (N, C, KH·KW, OH, OW) windows of an NCHW input: one strided
-    `grad.slice` per kernel position of the padded input, joined by
-    `grad.concat`. `extra` pads the bottom and right further (pooling's
-    `ceil_mode`)."""
-    if x.ndim != 4:
-        raise error(f"{what}: the input must be NCHW (4-D), got shape {x.shape}")
-    n, c, h, w = x.shape
-    if min(stride) < 1 or min(dilation) < 1 or min(padding) < 0:
-        raise error(f"{what}: stride and dilation must be ≥ 1 and padding ≥ 0")
-    sizes = [
-        (size + 2 * p + e - d * (k - 1) - 1) // s + 1
-        for size, k, s, p, d, e in zip(
-            (h, w), kernel, stride, padding, dilation, extra, strict=True
-        )
-    ]
-    if min(sizes) < 1:
-        raise error(
-            f"{what}: a kernel of {kernel} (dilation {dilation}) does not fit the "
-            f"input of {h}x{w} padded by {padding}"
-        )
-    oh, ow = sizes
-    if any(padding) or any(extra):
-        low = [0, 0, *padding]
-        high = [0, 0, *(p + e for p, e in zip(padding, extra, strict=True))]
-        x = lax.pad(x, low, high, [0, 0, 0, 0], fill)
-    parts = []
-    for i in range(kernel[0]):
-        for j in range(kernel[1]):
-            top, left = i * dilation[0], j * dilation[1]
-            start = [0, 0, top, left]
-            limit = [
-                n,
-                c,
-                top + (oh - 1) * stride[0] + 1,
-                left + (ow - 1) * stride[1] + 1,
-            ]
-            part = x
-            if start != [0, 0, 0, 0] or limit != list(x.shape) or stride != (1, 1):
-                part = lax.slice(x, start, limit, [1, 1, *stride])
-            parts.append(gnp.reshape(part, (n, c, 1, oh, ow)))
-    return lax.concatenate(parts, 2)
+    first, second = sizes(value, 2, what)
+    return first, second
 
 
 def conv2d(
@@ -251,44 +235,7 @@ def conv2d(
     """A 2-D convolution (cross-correlation, as in PyTorch) of an NCHW input
     by an (O, C / groups, KH, KW) weight, as one matrix product of the
     windows (batched over the groups; `groups = C` is depthwise)."""
-    x, w = floating(x), floating(weight)
-    if w.ndim != 4:
-        raise error(f"conv2d: the weight must be (O, C, KH, KW), got shape {w.shape}")
-    o, c, kh, kw = w.shape
-    if groups < 1 or o % groups:
-        raise error(f"conv2d: {o} output channels do not split into {groups} groups")
-    if x.ndim == 4 and x.shape[1] != c * groups:
-        raise error(
-            f"conv2d: the input has {x.shape[1]} channels, the weight expects "
-            f"{c * groups}" + (f" ({groups} groups of {c})" if groups > 1 else "")
-        )
-    windows = _windows(
-        x,
-        (kh, kw),
-        _pair(stride, "stride"),
-        _pair(padding, "padding"),
-        _pair(dilation, "dilation"),
-        0.0,
-        "conv2d",
-    )
-    n, _, _, oh, ow = windows.shape
-    if groups == 1:
-        columns = gnp.transpose(windows, (0, 3, 4, 1, 2))
-        columns = gnp.reshape(columns, (n * oh * ow, -1))
-        product = gnp.matmul(columns, gnp.transpose(gnp.reshape(w, (o, -1))))
-        result = gnp.transpose(gnp.reshape(product, (n, oh, ow, o)), (0, 3, 1, 2))
-    else:
-        g = groups
-        grouped = gnp.reshape(windows, (n, g, c, kh * kw, oh, ow))
-        columns = gnp.transpose(grouped, (1, 0, 4, 5, 2, 3))
-        columns = gnp.reshape(columns, (g, n * oh * ow, c * kh * kw))
-        kernels = gnp.transpose(gnp.reshape(w, (g, o // g, -1)), (0, 2, 1))
-        product = gnp.reshape(lax.dot(columns, kernels), (g, n, oh, ow, o // g))
-        result = gnp.transpose(product, (1, 0, 4, 2, 3))
-        result = gnp.reshape(result, (n, o, oh, ow))
-    if bias is None:
-        return result
-    return gnp.add(result, gnp.reshape(bias, (1, o, 1, 1)))
+    return conv(x, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
 def conv_transpose2d(
@@ -353,38 +300,6 @@ def conv_transpose2d(
     return conv2d(spread, kernels, bias, 1, 0, dilated, groups)
 
 
-def _pool(
-    x: ArrayLike,
-    kernel_size: int | Sequence[int],
-    stride: int | Sequence[int] | None,
-    padding: int | Sequence[int],
-    dilation: int | Sequence[int],
-    ceil_mode: bool,
-    fill: float,
-    what: str,
-) -> tuple[Array, list[int]]:
-    """The windows, and the ceil-mode extra padding: PyTorch's output size
-    rounds up, but a window must start within the input or its left padding."""
-    kernel = _pair(kernel_size, "kernel_size")
-    steps = kernel if stride is None else _pair(stride, "stride")
-    pads, dilated = _pair(padding, "padding"), _pair(dilation, "dilation")
-    x = floating(x)
-    extra = [0, 0]
-    if ceil_mode and x.ndim == 4 and min(steps) >= 1:
-        for i, (size, k, s, p, d) in enumerate(
-            zip(x.shape[2:], kernel, steps, pads, dilated, strict=True)
-        ):
-            span = size + 2 * p - d * (k - 1) - 1
-            out = -(-span // s) + 1
-            if (out - 1) * s >= size + p:
-                out -= 1
-            extra[i] = max(0, (out - 1) * s - span)
-    windows = _windows(
-        x, kernel, steps, pads, dilated, fill, what, (extra[0], extra[1])
-    )
-    return windows, extra
-
-
 def max_pool2d(
     x: ArrayLike,
     kernel_size: int | Sequence[int],
@@ -396,11 +311,9 @@ def max_pool2d(
     """The maximum of each window (stride = kernel size by default), with
     PyTorch's `dilation` and `ceil_mode`; padding is the lowest float32, so
     that it never wins; ties split the gradient."""
-    lowest = float(np.finfo(np.float32).min)
-    windows = _pool(
-        x, kernel_size, stride, padding, dilation, ceil_mode, lowest, "max_pool2d"
-    )[0]
-    return gnp.max(windows, 2)
+    return max_pool(
+        x, kernel_size, stride, padding, dilation, ceil_mode, 2, "max_pool2d"
+    )
 
 
 def avg_pool2d(
@@ -414,21 +327,6 @@ def avg_pool2d(
     """The mean of each window, as PyTorch's: by default zero padding counts
     (but not the extra windows of `ceil_mode`); `count_include_pad=False`
     divides by the input entries in the window only."""
-    windows, extra = _pool(
-        x, kernel_size, stride, padding, 1, ceil_mode, 0.0, "avg_pool2d"
+    return avg_pool(
+        x, kernel_size, stride, padding, ceil_mode, count_include_pad, 2, "avg_pool2d"
     )
-    if count_include_pad and not any(extra):
-        return gnp.mean(windows, 2)
-    kernel, pads = _pair(kernel_size, "kernel_size"), _pair(padding, "padding")
-    steps = kernel if stride is None else _pair(stride, "stride")
-    counts = []
-    for size, out, k, s, p in zip(
-        asarray(x).shape[2:], windows.shape[3:], kernel, steps, pads, strict=True
-    ):
-        start = np.arange(out) * s - p
-        end = np.minimum(start + k, size + p)
-        if not count_include_pad:
-            start, end = np.maximum(start, 0), np.minimum(end, size)
-        counts.append(end - start)
-    divisor = np.outer(counts[0], counts[1]).astype(np.float32)
-    return gnp.true_divide(gnp.sum(windows, 2), divisor)

@@ -30,6 +30,7 @@ from gradopt.frontend.array import (
     ArrayLike,
     broadcast_shapes,
 )
+from gradopt.frontend.indexing import _is_index
 from gradopt.frontend.indexing import getitem as basic_getitem
 from gradopt.frontend.lax_numpy import (
     asarray,
@@ -161,47 +162,99 @@ def _key_list(key: object) -> list[object]:
     return list(key) if isinstance(key, tuple) else [key]
 
 
-def _split_key(x: Array, key: object) -> tuple[list[object], int | None, int, int]:
-    """The key's entries with the advanced entry (if any) made `:`, its
-    position in the key, the axis of x it indexes, and the axis of the basic
-    result at which its dims go."""
+def _advanced(x: Array, key: object) -> tuple[Array, Index, int] | None:
+    """NumPy's advanced indexing with integer arrays (None without one): x
+    indexed by the key's basic entries, its array-indexed axes merged into one
+    axis at `target`; the arrays, broadcast together, as one index into that
+    axis (row-major over the indexed axes); and `target`. As NumPy places the
+    index's dims: where the first advanced entry (an array, or an int among
+    arrays) is when the advanced entries are adjacent in the key, else first."""
     keys = _key_list(key)
-    advanced = [n for n, k in enumerate(keys) if _is_advanced(k)]
-    if not advanced:
-        return keys, None, 0, 0
-    if len(advanced) > 1:
-        raise error(
-            "only one integer-array index per indexing expression is supported, "
-            f"got {len(advanced)}"
-        )
-    (position,) = advanced
+    arrays = [n for n, k in enumerate(keys) if _is_advanced(k)]
+    if not arrays:
+        return None
     consumed = [k for k in keys if k is not None and k is not Ellipsis]
+    if len(consumed) > x.ndim:
+        raise error(f"too many indices for an array of dimension {x.ndim}")
     fill = x.ndim - len(consumed)
-    source = target = 0
-    for k in keys[:position]:
+    grouped = [n for n, k in enumerate(keys) if n in arrays or _is_index(k)]
+    adjacent = grouped == list(range(grouped[0], grouped[-1] + 1))
+    source = axis = target = 0
+    axes, sources = [], []
+    for n, k in enumerate(keys):
+        if n == grouped[0] and adjacent:
+            target = axis
         if k is Ellipsis:
-            source, target = source + fill, target + fill
+            source, axis = source + fill, axis + fill
         elif k is None:
-            target += 1
-        elif isinstance(k, slice):
-            source, target = source + 1, target + 1
-        else:
+            axis += 1
+        elif _is_index(k):
             source += 1
-    basic = [*keys[:position], slice(None), *keys[position + 1 :]]
-    return basic, position, source, target
+        else:
+            if n in arrays:
+                axes.append(axis)
+                sources.append(source)
+            source, axis = source + 1, axis + 1
+    basic = [slice(None) if n in arrays else k for n, k in enumerate(keys)]
+    y = basic_getitem(x, tuple(basic))
+    if not adjacent:
+        rest = [d for d in range(y.ndim) if d not in axes]
+        y = lax.transpose(y, [*axes, *rest])
+    sizes = [x.shape[s] for s in sources]
+    merged = int(np.prod(sizes))
+    _check_int32("indexing", merged)
+    y = reshape(y, (*y.shape[:target], merged, *y.shape[target + len(axes) :]))
+    entries = [
+        index_array(keys[n], size, s)
+        for n, size, s in zip(arrays, sizes, sources, strict=True)
+    ]
+    return y, _combined(entries, sizes), target
+
+
+def _combined(entries: list[Index], sizes: list[int]) -> Index:
+    """The row-major position over axes of `sizes` that the indices (each in
+    range of its axis) name together, broadcast as NumPy broadcasts them."""
+    if len(entries) == 1:
+        return entries[0]
+    try:
+        shape = np.broadcast_shapes(*(e.array.shape for e in entries))
+    except ValueError:
+        shapes = " ".join(str(e.array.shape) for e in entries)
+        raise error(
+            f"shape mismatch: indexing arrays could not be broadcast together "
+            f"with shapes {shapes}"
+        ) from None
+    strides = [int(np.prod(sizes[n + 1 :])) for n in range(len(sizes))]
+    statics = [e.static for e in entries]
+    if all(s is not None for s in statics):
+        total = sum(
+            np.broadcast_to(s, shape).astype(np.int64) * stride
+            for s, stride in zip(statics, strides, strict=True)
+            if s is not None
+        )
+        values = np.asarray(total, np.int32).reshape(shape)
+        return Index(constant(values), values)
+    terms = [
+        multiply(broadcast_to(e.array, shape), stride) if stride != 1 else
+        broadcast_to(e.array, shape)
+        for e, stride in zip(entries, strides, strict=True)
+    ]  # fmt: skip
+    total = terms[0]
+    for term in terms[1:]:
+        total = add(total, term)
+    return Index(total, None)
 
 
 def getitem(x: Array, key: object) -> Array:
-    """NumPy's indexing: basic indexing (`gradopt.frontend.indexing`) and one
-    integer array among the entries (`x[idx]`, `x[:, idx]`, `x[..., idx, 0]`),
-    whose dims replace the indexed axis, as NumPy places them for one array."""
-    basic, position, source, target = _split_key(x, key)
-    if position is None:
+    """NumPy's indexing: basic indexing (`gradopt.frontend.indexing`) and
+    integer arrays among the entries (`x[idx]`, `x[:, i, j]`, `x[i, :, j]`,
+    `x[..., idx, 0]`), as NumPy's advanced indexing: one `grad.gather` from
+    the indexed axes merged into one."""
+    advanced = _advanced(x, key)
+    if advanced is None:
         return basic_getitem(x, key)
-    if source >= x.ndim:
-        raise error(f"too many indices for an array of dimension {x.ndim}")
-    index = index_array(_key_list(key)[position], x.shape[source], source)
-    return lax.gather(basic_getitem(x, tuple(basic)), index.array, target)
+    y, index, target = advanced
+    return lax.gather(y, index.array, target)
 
 
 def take(
@@ -421,24 +474,22 @@ class IndexUpdateRef:
 
     def _positions(self) -> tuple[Array, np.ndarray | None, bool]:
         """The flat positions in x of the selected elements (int32, the shape
-        of `x[idx]`); for a static integer-array index, the round of each
+        of `x[idx]`); for static integer-array indices, the round of each
         (how many earlier entries of the index name the same element, laid
         out like the positions); whether a position may repeat."""
         x = self.array
         _check_int32("x.at[...]", x.size)
         flat = reshape(iota(INT32, (x.size,), 0), x.shape)
-        positions = getitem(flat, self.key)
-        _, position, source, target = _split_key(x, self.key)
-        if position is None:
-            return positions, None, False
-        entry = _key_list(self.key)[position]
-        if isinstance(entry, Array):
+        advanced = _advanced(flat, self.key)
+        if advanced is None:
+            return basic_getitem(flat, self.key), None, False
+        y, index, target = advanced
+        positions = lax.gather(y, index.array, target)
+        if index.static is None:
             return positions, None, True
-        static = index_array(entry, x.shape[source], source).static
-        assert static is not None
-        rounds = _occurrences(static)
-        after = positions.ndim - target - static.ndim
-        placed = rounds.reshape((1,) * target + static.shape + (1,) * after)
+        rounds = _occurrences(index.static)
+        after = positions.ndim - target - index.static.ndim
+        placed = rounds.reshape((1,) * target + index.static.shape + (1,) * after)
         return positions, np.broadcast_to(placed, positions.shape), bool(rounds.any())
 
     def _update(self, how: str, values: ArrayLike) -> Array:

@@ -457,8 +457,12 @@ def vjp(f: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
 
 
 def _jvp_traced(
-    f: Callable[..., Any], primals: Any, tangents: Any, fresh: bool
-) -> tuple[Any, Any]:
+    f: Callable[..., Any],
+    primals: Any,
+    tangents: Any,
+    fresh: bool,
+    has_aux: bool = False,
+) -> tuple[Any, ...]:
     if not isinstance(primals, tuple | list) or not isinstance(tangents, tuple | list):
         raise error("jvp: primals and tangents must be tuples (or lists)")
     if len(primals) != len(tangents):
@@ -474,7 +478,7 @@ def _jvp_traced(
                 f"jvp: a tangent of {t.dtype} data of shape {t.shape} for a primal "
                 f"of {x.dtype} data of shape {x.shape}"
             )
-    out = f(*args)
+    out, aux = _split_aux(f(*args), has_aux, "jvp")
     out_leaves, out_tree = flatten(out)
     tangents_out = []
     for leaf in out_leaves:
@@ -485,18 +489,22 @@ def _jvp_traced(
                 (term,) = _results(JvpOp(y.value, x.value, t.value))
                 total = term if total is None else add(total, term)
         tangents_out.append(total if total is not None else full(y.shape, 0.0))
-    return out, out_tree.unflatten(iter(tangents_out))
+    tangent = out_tree.unflatten(iter(tangents_out))
+    return (out, tangent, aux) if has_aux else (out, tangent)
 
 
-def jvp(f: Callable[..., Any], primals: Any, tangents: Any) -> tuple[Any, Any]:
-    """`(f(*primals), J·tangents)` by forward mode, as `jax.jvp`."""
+def jvp(
+    f: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = False
+) -> tuple[Any, ...]:
+    """`(f(*primals), J·tangents)` by forward mode, as `jax.jvp`; with
+    `has_aux`, `(out, tangent, aux)`."""
     if current_trace() is not None:
-        return _jvp_traced(f, primals, tangents, False)
+        return _jvp_traced(f, primals, tangents, False, has_aux)
 
     def body(args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool) -> Any:
-        return _jvp_traced(f, args[0], args[1], fresh)
+        return _jvp_traced(f, args[0], args[1], fresh, has_aux)
 
-    traced = _cached(f, "jvp", lambda: Traced(body, f"jvp({_name(f)})"))
+    traced = _cached(f, ("jvp", has_aux), lambda: Traced(body, f"jvp({_name(f)})"))
     return traced(tuple(primals), tuple(tangents))
 
 

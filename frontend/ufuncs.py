@@ -167,18 +167,21 @@ def minimum(a: ArrayLike, b: ArrayLike) -> Array:
 
 
 def absolute(x: ArrayLike) -> Array:
-    """For floats `where(x >= 0, x, -x) + 0.0`: the derivative is 1 at ±0 and
-    -1 at NaN, as in JAX, and `+ 0.0` changes nothing but -0.0, into NumPy's
-    +0.0."""
+    """For floats `where(x < 0 or x is a NaN with its sign bit set, -x, x) +
+    0.0`: NumPy's bits (the sign bit cleared, NaN too, and `+ 0.0` makes -0.0
+    +0.0) and JAX's derivative 1 at ±0; at a NaN the derivative is -1 where
+    the sign bit was set (as JAX's) and 1 otherwise (JAX: -1)."""
     x = asarray(x)
     if x.dtype == BOOL:
         return x
     if x.dtype == INT32:
         return lax.max(x, lax.neg(x))
     zero = full(x.shape, 0.0)
-    at_least_zero = lax.bitwise_or(lax.lt(zero, x), lax.eq(x, zero))
-    flipped = lax.select(at_least_zero, x, lax.neg(x))
-    return lax.add(flipped, full(x.shape, 0.0))
+    signed_nan = lax.bitwise_and(
+        lax.ne(x, x), lax.lt(lax.bitcast_convert_type(x, INT32), full(x.shape, 0))
+    )
+    flip = lax.bitwise_or(lax.lt(x, zero), signed_nan)
+    return lax.add(lax.select(flip, lax.neg(x), x), zero)
 
 
 def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:

@@ -19,6 +19,7 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Region
 
 from gradopt.dialect.errors import OpError
+from gradopt.frontend import batching_scf  # noqa: F401 (the rules of loops)
 from gradopt.frontend.array import FLOAT32, Array, tensor, trace
 from gradopt.frontend.batching import Batcher, batch, expand_in_module
 from gradopt.frontend.lax_numpy import asarray, full, normalize_axis, reshape
@@ -31,7 +32,7 @@ from gradopt.frontend.transforms import (
     _name,
     _vjp_traced,
 )
-from gradopt.frontend.tree import flatten, tree_map
+from gradopt.frontend.tree import TreeDef, flatten, tree_map
 
 Axes = Any
 """An axis (int or None), or a tree of them that is a prefix of the values'."""
@@ -139,13 +140,35 @@ def vmap(f: Callable[..., Any], in_axes: Axes = 0, out_axes: Axes = 0) -> Traced
     return Traced(body, f"vmap({_name(f)})")
 
 
-def _float_argument(args: Sequence[Any], i: int, what: str) -> Array:
-    if not -len(args) <= i < len(args):
-        raise error(f"{what}: argnums {i} is out of range for {len(args)} arguments")
-    x = asarray(args[i])
-    if x.dtype != FLOAT32:
-        raise error(f"{what}: argument {i} must hold float32 data, not {x.dtype}")
-    return x
+def _differentiated(
+    args: Sequence[Any], argnums: int | Sequence[int], what: str
+) -> tuple[list[Array], TreeDef, Callable[[Any], list[Any]]]:
+    """The leaves of the differentiated arguments (argument `argnums`, or the
+    tuple of them for a sequence: JAX's structure of a Jacobian's inner
+    part), their structure, and a function that puts values of that
+    structure in their places among `args`."""
+    nums = _argnums(argnums)
+    for i in nums:
+        if not -len(args) <= i < len(args):
+            raise error(
+                f"{what}: argnums {i} is out of range for {len(args)} arguments"
+            )
+    chosen = args[nums[0]] if isinstance(argnums, int) else tuple(args[i] for i in nums)
+    leaves, tree = flatten(chosen)
+    xs = [asarray(leaf) for leaf in leaves]
+    for x in xs:
+        if x.dtype != FLOAT32:
+            raise error(f"{what}: the differentiated arguments must hold float32 "
+                        f"data, not {x.dtype}")  # fmt: skip
+
+    def rebuild(values: Any) -> list[Any]:
+        rebuilt = list(args)
+        for i, value in zip(nums, [values] if isinstance(argnums, int) else values,
+                            strict=True):  # fmt: skip
+            rebuilt[i] = value
+        return rebuilt
+
+    return xs, tree, rebuild
 
 
 def _basis(shape: tuple[int, ...]) -> Array:
@@ -154,71 +177,86 @@ def _basis(shape: tuple[int, ...]) -> Array:
     return asarray(np.eye(size, dtype=np.float32).reshape((size, *shape)))
 
 
-def _with(args: Sequence[Any], i: int, f: Callable[..., Any], kw: Any) -> Any:
-    def partial(x: Any) -> Any:
-        values = list(args)
-        values[i] = x
-        return f(*values, **kw)
-
-    return partial
+def _offsets(xs: Sequence[Array]) -> list[int]:
+    return [0, *np.cumsum([x.size for x in xs]).tolist()]
 
 
-def jacfwd(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Traced:
+def jacfwd(
+    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Traced:
     """The Jacobian of `f` by forward mode: one batched `jvp` over the basis
-    tangents; each output leaf's Jacobian has its shape, then the argument's."""
+    tangents of all the differentiated leaves together. As `jax.jacfwd`:
+    the output's structure outside, the arguments' inside, each leaf the
+    output leaf's shape then the argument leaf's; with `has_aux`, `(jac,
+    aux)`."""
 
     def body(args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool) -> Any:
-        jacobians = []
-        for i in _argnums(argnums):
-            x = _float_argument(args, i, "jacfwd")
-            g = _with(args, i, f, kwargs)
+        xs, tree, rebuild = _differentiated(args, argnums, "jacfwd")
+        at = _offsets(xs)
+        eye = np.eye(at[-1], dtype=np.float32)
+        basis = [
+            asarray(eye[:, a:b].reshape(at[-1], *x.shape))
+            for x, a, b in zip(xs, at, at[1:], strict=False)
+        ]
 
-            def push(t: Array, g: Any = g, x: Array = x) -> Any:
-                return _jvp_traced(g, (x,), (t,), False)[1]
+        def push(*ts: Array) -> Any:
+            def g(values: Any) -> Any:
+                return f(*rebuild(values), **kwargs)
 
-            columns = _vmap_traced(push, (_basis(x.shape),), {}, 0, -1)
-            jacobians.append(
-                tree_map(lambda c, x=x: reshape(c, (*c.shape[:-1], *x.shape)), columns)
-            )
-        return jacobians[0] if isinstance(argnums, int) else tuple(jacobians)
+            primals, tangents = tree.unflatten(iter(xs)), tree.unflatten(iter(ts))
+            return _jvp_traced(g, (primals,), (tangents,), False, has_aux)[1:]
+
+        columns = _vmap_traced(push, tuple(basis), {}, 0, (-1, None) if has_aux else -1)
+        tangents = columns[0]
+
+        def split(c: Array) -> Any:
+            parts = [
+                reshape(c[..., a:b], (*c.shape[:-1], *x.shape))
+                for x, a, b in zip(xs, at, at[1:], strict=False)
+            ]
+            return tree.unflatten(iter(parts))
+
+        jac = tree_map(split, tangents)
+        return (jac, columns[1]) if has_aux else jac
 
     return Traced(body, f"jacfwd({_name(f)})")
 
 
-def _jacobian_rows(f: Callable[..., Any], x: Array) -> Any:
-    """The Jacobian of `f` at `x` by rows: f once, then per output leaf one
-    pullback batched over the basis cotangents."""
-    out, pullback, _ = _vjp_traced(f, (x,), False, False)
-    out_leaves, out_tree = flatten(out)
-    ys = [asarray(y) for y in out_leaves]
-
-    def rows_of(k: int, y: Array) -> Array:
-        def pull(ct: Array) -> Any:
-            cts = [ct if j == k else full(z.shape, 0.0) for j, z in enumerate(ys)]
-            return pullback(out_tree.unflatten(iter(cts)))[0]
-
-        stacked = _vmap_traced(pull, (_basis(y.shape),), {}, 0, 0)
-        return reshape(stacked, (*y.shape, *x.shape))
-
-    return out_tree.unflatten(iter([rows_of(k, y) for k, y in enumerate(ys)]))
-
-
-def jacrev(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Traced:
-    """The Jacobian of `f` by reverse mode: f once, then one batched pullback
-    over the basis cotangents of each output leaf."""
+def jacrev(
+    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Traced:
+    """The Jacobian of `f` by reverse mode: f once, then per output leaf one
+    pullback batched over its basis cotangents; JAX's structure, as
+    `jacfwd`."""
 
     def body(args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool) -> Any:
-        jacobians = [
-            _jacobian_rows(
-                _with(args, i, f, kwargs), _float_argument(args, i, "jacrev")
-            )
-            for i in _argnums(argnums)
-        ]
-        return jacobians[0] if isinstance(argnums, int) else tuple(jacobians)
+        xs, tree, rebuild = _differentiated(args, argnums, "jacrev")
+
+        def g(values: Any) -> Any:
+            return f(*rebuild(values), **kwargs)
+
+        primals = (tree.unflatten(iter(xs)),)
+        out, pullback, aux = _vjp_traced(g, primals, has_aux, False)
+        out_leaves, out_tree = flatten(out)
+        ys = [asarray(y) for y in out_leaves]
+
+        def rows_of(k: int, y: Array) -> Any:
+            def pull(ct: Array) -> Any:
+                cts = [ct if j == k else full(z.shape, 0.0) for j, z in enumerate(ys)]
+                return pullback(out_tree.unflatten(iter(cts)))[0]
+
+            stacked = _vmap_traced(pull, (_basis(y.shape),), {}, 0, 0)
+            return tree_map(lambda s: reshape(s, (*y.shape, *s.shape[1:])), stacked)
+
+        jac = out_tree.unflatten(iter([rows_of(k, y) for k, y in enumerate(ys)]))
+        return (jac, aux) if has_aux else jac
 
     return Traced(body, f"jacrev({_name(f)})")
 
 
-def hessian(f: Callable[..., Any], argnums: int | Sequence[int] = 0) -> Traced:
+def hessian(
+    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Traced:
     """`jacfwd(jacrev(f))`: forward over reverse, as `jax.hessian`."""
-    return Traced(jacfwd(jacrev(f, argnums), argnums).body, f"hessian({_name(f)})")
+    inner = jacrev(f, argnums, has_aux)
+    return Traced(jacfwd(inner, argnums, has_aux).body, f"hessian({_name(f)})")

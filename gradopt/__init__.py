@@ -4,9 +4,10 @@ dialect, with a NumPy interpreter (SPEC.md).
 `gradopt.run(program, slots, args)` parses, verifies, expands gradients and runs
 a program; `Program` does the preparation once for many runs. The Python front
 end (`gradopt.jit`, `grad`, `value_and_grad`, `vjp`, `jvp`, `vmap`, `jacfwd`,
-`jacrev`, `hessian`, `custom_vjp`, `custom_jvp`, `stop_gradient`, `from_jax`,
-and the modules `gradopt.numpy`, `gradopt.nn`, `gradopt.optim` and
-`gradopt.tree_util`) traces NumPy-like code into such programs.
+`jacrev`, `hessian`, `custom_vjp`, `custom_jvp`, `checkpoint`,
+`stop_gradient`, `from_jax`, and the modules `gradopt.numpy`, `gradopt.nn`,
+`gradopt.lax`, `gradopt.optim` and `gradopt.tree_util`) traces NumPy-like
+code into such programs.
 
 The names are loaded on first use (PEP 562), so that what plain `xdsl-opt`
 loads, `gradopt.universe`, brings in neither the API nor the interpreter.
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gradopt.frontend import (
+        checkpoint,
         custom_jvp,
         custom_vjp,
         from_jax,
@@ -45,6 +47,7 @@ _LAZY = {
     "differentiate_module": "gradopt.runtime.differentiate",
     **dict.fromkeys(
         [
+            "checkpoint",
             "custom_jvp",
             "custom_vjp",
             "from_jax",
@@ -67,6 +70,7 @@ __all__ = ["GradoptError", "Program", "RunResult", "Signature", "run"]
 __all__ += ["differentiate_module"]
 __all__ += ["from_jax", "grad", "jit", "jvp", "stop_gradient", "value_and_grad", "vjp"]
 __all__ += ["custom_jvp", "custom_vjp", "hessian", "jacfwd", "jacrev", "vmap"]
+__all__ += ["checkpoint"]
 
 
 def __getattr__(name: str) -> object:

@@ -113,8 +113,11 @@ def _kind(op: Operation) -> _Kind:
     like); an upstream op is a literal, an op that only makes its results
     (`arith`, `linalg`, ...), or a call, loop or branch."""
     if not isinstance(op, KernelOp):
-        from gradopt.interpreter.upstream import writes_nothing  # see `action`
+        from gradopt.interpreter.tensor import destination  # see `action`
+        from gradopt.interpreter.upstream import writes_nothing
 
+        if (dest := destination(op)) is not None:
+            return _Kind(fresh=True, consumes=True, reusable=(dest,))
         pure = op.has_trait(ConstantLike) or writes_nothing(op)
         return _Kind() if pure else _OPAQUE
     if not op.results:
@@ -159,6 +162,11 @@ class Plan:
     """Values of literal ops, computed when planning and read by name."""
     dropped: tuple[int, ...] = ()
     """Inputs that nothing reads, dropped at once."""
+    owned: tuple[int, ...] = ()
+    """A loop body's carried values (by position) whose buffers it writes
+    into: each iteration yields a new array there that nothing else refers
+    to, so the loop hands the first iteration a copy and the body the buffer
+    (`_PlanBuilder.finish`)."""
     compiled: _Compiled = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -330,6 +338,9 @@ def _loop(op: ForOp, body: Plan) -> Action:
         if step <= 0:
             raise OpError(op, f"step must be positive, got {step}", at_run_time=True)
         state, captured = list(values[:carried]), values[carried:]
+        if lower < upper:
+            for j in body.owned:
+                state[j] = np.array(state[j])
         for index in range(lower, upper, step):
             frame = [*captured, index, *state]
             state.clear()  # so that the body can free the carried values
@@ -369,8 +380,10 @@ class _Raw(NamedTuple):
 class _PlanBuilder:
     """Assigns frame indices to the values of one block and builds its steps."""
 
-    def __init__(self, interpreter: Interpreter):
+    def __init__(self, interpreter: Interpreter, parent: _PlanBuilder | None = None):
         self.interpreter = interpreter
+        self.parent = parent
+        """The builder of the plan whose op this region belongs to."""
         self.index: dict[SSAValue, int] = {}
         self.size = 0
         self.steps: list[_Raw] = []
@@ -380,27 +393,56 @@ class _PlanBuilder:
         self.size += 1
         return self.size - 1
 
-    def build(self, block: Block, inputs: Sequence[SSAValue], kept: int) -> Plan:
+    def build(
+        self, block: Block, inputs: Sequence[SSAValue], kept: int, loop: bool = False
+    ) -> Plan:
         """The plan of `block`; its first `kept` inputs are never freed (a loop
-        body's outer values, read again by the next iteration)."""
+        body's outer values, read again by the next iteration). For the body
+        of a `scf.for` (`loop`), the inputs after the outer values and the
+        induction variable are the carried values, which its outputs give
+        the next iteration in the same order."""
         for value in inputs:
             self.index[value] = self.new_index()
+        if self.parent is not None:  # outer literals stay literals here
+            for value in inputs[:kept]:
+                if (found := self.parent.literal(value)) is not None:
+                    self.constants[self.index[value]] = found
         outputs: tuple[int, ...] = ()
         for op in block.ops:
             if isinstance(op, ReturnOp | YieldOp | ConditionOp):
                 outputs = tuple(self.index[v] for v in op.operands)
                 break
             self.add(op)
-        steps = self.finish(kept, outputs)
+        carried = range(kept + 1, len(inputs)) if loop else range(0)
+        steps, owned = self.finish(kept, outputs, carried)
         read = {index for step in steps for index in (*step.operands, step.into)}
         dropped = tuple(
             index
             for index in range(kept, len(inputs))
             if index not in read and index not in outputs
         )
-        return Plan(steps, len(inputs), self.size, outputs, self.constants, dropped)
+        return Plan(
+            steps, len(inputs), self.size, outputs, self.constants, dropped, owned
+        )
+
+    def literal(self, value: SSAValue) -> object | None:
+        """The value of `value` if it is a literal of this plan."""
+        index = self.index.get(value)
+        return None if index is None else self.constants.get(index)
+
+    def same_value(self, op: Operation) -> SSAValue | None:
+        """The operand that `op` gives back if it adds or subtracts a literal
+        0 to an `index`, or multiplies it by 1 (the induction variable of a
+        loop from 0 by 1, `lb + k * step`): no step, the result is read
+        where the operand is."""
+        from gradopt.interpreter.scalar import same_index_operand
+
+        return same_index_operand(op, self.literal)
 
     def add(self, op: Operation) -> None:
+        if (same := self.same_value(op)) is not None:
+            self.index[op.results[0]] = self.index[same]
+            return
         action, operands = self.action(op)
         indices = tuple(self.index[v] for v in operands)
         kind = _kind(op)
@@ -433,13 +475,17 @@ class _PlanBuilder:
         `FOLD_LIMIT` elements (a view, such as a broadcast, may be larger)."""
         if not operands or any(i not in self.constants for i in operands):
             return None
-        if not isinstance(op, KernelOp) or not op.has_trait(Pure):
+        from gradopt.interpreter.scalar import index_function
+
+        kernel_op = isinstance(op, KernelOp) and op.has_trait(Pure)
+        if not kernel_op and index_function(op) is None:
             return None
         # sizes first: a huge literal (a splat is a view of one element) or a
         # large fresh result would cost memory and time here and at each run
         values = [self.constants[i] for i in operands]
         if any(isinstance(v, np.ndarray) and v.size > FOLD_LIMIT for v in values) or (
-            op.fresh_result()
+            isinstance(op, KernelOp)
+            and op.fresh_result()
             and any(
                 isinstance(t := r.type, TensorType) and t.element_count() > FOLD_LIMIT
                 for r in op.results
@@ -472,14 +518,14 @@ class _PlanBuilder:
             return _call(self.interpreter.plans, op), op.arguments
         if isinstance(op, ForOp):
             outer = captured(op)
-            body = _PlanBuilder(self.interpreter).build(
-                op.body.block, [*outer, *op.body.block.args], len(outer)
+            body = _PlanBuilder(self.interpreter, self).build(
+                op.body.block, [*outer, *op.body.block.args], len(outer), loop=True
             )
             return _loop(op, body), [op.lb, op.ub, op.step, *op.iter_args, *outer]
         if isinstance(op, WhileOp):
             outer = captured(op)
             before, after = (
-                _PlanBuilder(self.interpreter).build(
+                _PlanBuilder(self.interpreter, self).build(
                     region.block, [*outer, *region.block.args], len(outer)
                 )
                 for region in (op.before_region, op.after_region)
@@ -492,12 +538,22 @@ class _PlanBuilder:
         values `op`'s regions read (`paths.captured`), never freed."""
         outer = captured(op)
         block = op.regions[region].block
-        return _PlanBuilder(self.interpreter).build(block, outer, len(outer))
+        return _PlanBuilder(self.interpreter, self).build(block, outer, len(outer))
 
-    def finish(self, kept: int, outputs: tuple[int, ...]) -> tuple[Step, ...]:
+    def finish(
+        self, kept: int, outputs: tuple[int, ...], carried: range
+    ) -> tuple[tuple[Step, ...], tuple[int, ...]]:
         """The steps with their free lists (each index is dropped after the last
         step that reads it, or after the step that wrote it if none does) and
-        the operand, if any, whose buffer each step writes its result into."""
+        the operand, if any, whose buffer each step writes its result into;
+        and the carried inputs (by position) whose buffers they write into.
+
+        A carried input is a buffer of its own when the value yielded in its
+        place is a new array that nothing else holds (no view of it taken,
+        not yielded twice): then each iteration's input is the array the last
+        one made, and, once the loop copies the initial value, it may be
+        written into like any fresh value; by induction its own yield is such
+        an array again."""
         last: dict[int, int] = {}
         for position, raw in enumerate(self.steps):
             if raw.result != NO_RESULT:
@@ -524,6 +580,14 @@ class _PlanBuilder:
         }
         fresh = {raw.result for raw in self.steps if raw.kind.fresh}
         fresh -= shared | self.constants.keys()
+        own = {
+            index: j
+            for j, index in enumerate(carried)
+            if outputs[j] in fresh
+            and outputs.count(outputs[j]) == 1
+            and index not in shared | set(outputs)
+        }
+        fresh |= own.keys()
         steps: list[Step] = []
         for position, raw in enumerate(self.steps):
             out = next(
@@ -544,7 +608,9 @@ class _PlanBuilder:
                     out,
                 )
             )
-        return tuple(self.forward_stores(steps, last, set(outputs)))
+        written = {s.operands[s.out] for s in steps if s.out is not None}
+        owned = tuple(sorted(j for index, j in own.items() if index in written))
+        return tuple(self.forward_stores(steps, last, set(outputs))), owned
 
     def views(self, last: dict[int, int], outputs: set[int]) -> dict[int, Action]:
         """The steps (loads) that may give a view where they would copy, with

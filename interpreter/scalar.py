@@ -13,6 +13,7 @@ the op.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -30,7 +31,7 @@ from xdsl.dialects.builtin import (
     ShapedType,
     TensorType,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.upstream.arith import RemfOp
@@ -411,6 +412,65 @@ def constant(op: arith.ConstantOp) -> Value:
         array.flags.writeable = False
         return array if shape else array[()]
     raise OpError(op, f"cannot run a constant of {value}")
+
+
+_INDEX_LOW, _INDEX_SPAN = -(1 << 63), 1 << 64
+
+
+def _on_index(operation: Callable[[int, int], int]) -> Function:
+    """`operation` on two `index` scalars as Python ints (a loop's offsets:
+    NumPy's scalar arithmetic costs a microsecond an op), wrapping as int64."""
+
+    def apply(a: Value, b: Value) -> int:
+        result = operation(int(a), int(b))
+        if _INDEX_LOW <= result < -_INDEX_LOW:
+            return result
+        return (result - _INDEX_LOW) % _INDEX_SPAN + _INDEX_LOW
+
+    return apply
+
+
+_INDEX: dict[type[Operation], Function] = {
+    arith.AddiOp: _on_index(operator.add),
+    arith.SubiOp: _on_index(operator.sub),
+    arith.MuliOp: _on_index(operator.mul),
+    arith.MaxSIOp: _on_index(max),
+    arith.MinSIOp: _on_index(min),
+}
+"""The integer ops of `_BINARY` that scalar `index` values (Python ints, as
+the interpreter's loop indices are) take a shortcut for, with the same
+results."""
+
+
+def index_function(op: Operation) -> Function | None:
+    """A shortcut for `op` as an op of its own on `index` scalars (not in
+    the whole-array body of a `linalg.generic`, whose index values are
+    arrays), or None."""
+    if isinstance(op.results[0].type if op.results else None, IndexType):
+        return _INDEX.get(type(op))
+    return None
+
+
+def same_index_operand(
+    op: Operation, literal: Callable[[SSAValue], object]
+) -> SSAValue | None:
+    """The operand of an `index` `arith.addi` or `subi` of a literal 0, or
+    `muli` by a literal 1, that is its result (`literal` gives a value's
+    literal or None); None for any other op."""
+    if not isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp):
+        return None
+    if not isinstance(op.result.type, IndexType):
+        return None
+    neutral = 1 if isinstance(op, arith.MuliOp) else 0
+    if _is(literal(op.rhs), neutral):
+        return op.lhs
+    if not isinstance(op, arith.SubiOp) and _is(literal(op.lhs), neutral):
+        return op.rhs
+    return None
+
+
+def _is(value: object, number: int) -> bool:
+    return isinstance(value, int | np.integer) and value == number
 
 
 def function_of(op: Operation) -> Function | None:

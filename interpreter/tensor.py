@@ -36,7 +36,11 @@ def _static(op: Operation, *values: SSAValue) -> None:
 def _slices(
     op: tensor.ExtractSliceOp | tensor.InsertSliceOp, shape: Sequence[int]
 ) -> Callable[[Sequence[Value]], tuple[slice, ...]]:
-    """The slices of `op` for its dynamic offsets, checked against `shape`."""
+    """The slices of `op` for its dynamic offsets, checked against `shape`.
+
+    A loop body runs this once per iteration, so what does not depend on the
+    offsets is worked out here: the static axes' slices and bounds; only the
+    dynamic offsets are converted and checked when called."""
     static = [int(v) for v in op.static_offsets.get_values()]
     sizes = [int(v) for v in op.static_sizes.get_values()]
     strides = [int(v) for v in op.static_strides.get_values()]
@@ -50,32 +54,62 @@ def _slices(
         )
     dynamic = [i for i, v in enumerate(static) if v == DYNAMIC_INDEX]
 
+    def window(axis: int, start: int) -> slice:
+        size, stride, dim = sizes[axis], strides[axis], shape[axis]
+        last = start + (size - 1) * stride
+        if size and not 0 <= start <= last < dim:
+            raise OpError(
+                op,
+                f"reads elements {start}..{last} of dim {axis}, of size {dim}",
+                at_run_time=True,
+            )
+        return slice(start, last + 1, stride) if size else slice(0, 0)
+
+    position = {axis: i for i, axis in enumerate(dynamic)}
+    checked = list(dynamic)  # the axes whose slice is made when called
+    fixed: list[slice] = []
+    for axis, start in enumerate(static):
+        if axis in position:
+            fixed.append(slice(0, 0))
+            continue
+        try:
+            fixed.append(window(axis, start))
+        except OpError:  # reported when the op runs, in the order of the axes
+            fixed.append(slice(0, 0))
+            checked.append(axis)
+    if not checked:
+        whole = tuple(fixed)
+        return lambda offsets: whole
+    if len(checked) == 1 and checked[0] in position and sizes[checked[0]]:
+        # one dynamic offset (a loop's index): the common case, kept short
+        (axis,) = checked
+        given, stride = position[axis], strides[axis]
+        span, top = (sizes[axis] - 1) * stride, shape[axis] - 1
+        before, after = tuple(fixed[:axis]), tuple(fixed[axis + 1 :])
+
+        def one(offsets: Sequence[Value]) -> tuple[slice, ...]:
+            start = int(offsets[given])  # pyright: ignore[reportArgumentType]
+            if not 0 <= start <= top - span:
+                window(axis, start)  # raises
+            return (*before, slice(start, start + span + 1, stride), *after)
+
+        return one
+    checked.sort()
+
     def slices(offsets: Sequence[Value]) -> tuple[slice, ...]:
-        at = list(static)
-        for i, offset in zip(dynamic, offsets, strict=True):
-            at[i] = int(offset)  # pyright: ignore[reportArgumentType]
-        for axis, (start, size, stride, dim) in enumerate(
-            zip(at, sizes, strides, shape, strict=True)
-        ):
-            if size and not 0 <= start <= start + (size - 1) * stride < dim:
-                raise OpError(
-                    op,
-                    f"reads elements {start}..{start + (size - 1) * stride} of dim "
-                    f"{axis}, of size {dim}",
-                    at_run_time=True,
-                )
-        return tuple(
-            slice(a, a + (z - 1) * k + 1, k) if z else slice(0, 0)
-            for a, z, k in zip(at, sizes, strides, strict=True)
-        )
+        at = list(fixed)
+        for axis in checked:
+            start = offsets[position[axis]] if axis in position else static[axis]
+            at[axis] = window(axis, int(start))  # pyright: ignore[reportArgumentType]
+        return tuple(at)
 
     return slices
 
 
 def _extract_slice(op: tensor.ExtractSliceOp) -> Kernel:
     _static(op, op.result)
+    shape = _shape(op.result)
     if any(d < 0 for d in _shape(op.source)):
-        shape = _shape(op.result)
 
         def extract(source: Value, *offsets: Value) -> np.ndarray:
             array = np.asarray(source)
@@ -83,20 +117,27 @@ def _extract_slice(op: tensor.ExtractSliceOp) -> Kernel:
 
         return extract
     slices = _slices(op, _shape(op.source))
-    shape = _shape(op.result)
+    if shape == tuple(int(v) for v in op.static_sizes.get_values()):
+        return lambda source, *offsets: np.asarray(source)[slices(offsets)]
     return lambda source, *offsets: np.asarray(source)[slices(offsets)].reshape(shape)
 
 
 def _insert_slice(op: tensor.InsertSliceOp) -> Kernel:
+    """`tensor.insert_slice`: a copy of the destination with the source written
+    in, or, given `out` (the destination, which the executor found dies here
+    and is not shared), the destination written in place."""
     _static(op, op.source)
     dynamic = any(d < 0 for d in _shape(op.dest))
     slices = None if dynamic else _slices(op, _shape(op.dest))
-    sizes = [int(v) for v in op.static_sizes.get_values()]
+    sizes = tuple(int(v) for v in op.static_sizes.get_values())
+    same = _shape(op.source) == sizes  # else rank-reduced: a reshape first
 
-    def insert(source: Value, dest: Value, *offsets: Value) -> np.ndarray:
-        result = np.array(dest)
+    def insert(
+        source: Value, dest: Value, *offsets: Value, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        result = np.array(dest) if out is None else out
         at = _slices(op, result.shape) if slices is None else slices
-        result[at(offsets)] = np.reshape(source, sizes)
+        result[at(offsets)] = source if same else np.asarray(source).reshape(sizes)
         return result
 
     return insert
@@ -146,12 +187,16 @@ def _extract(op: tensor.ExtractOp) -> Kernel:
 
 
 def _insert(op: tensor.InsertOp) -> Kernel:
-    def insert(scalar: Value, dest: Value, *indices: Value) -> np.ndarray:
+    """`tensor.insert`: as `tensor.insert_slice`, of one element."""
+
+    def insert(
+        scalar: Value, dest: Value, *indices: Value, out: np.ndarray | None = None
+    ) -> np.ndarray:
         shape = np.shape(dest)
         at = tuple(int(i) for i in indices)  # pyright: ignore[reportArgumentType]
         if any(not 0 <= i < n for i, n in zip(at, shape, strict=True)):
             raise OpError(op, f"writes index {list(at)} of {shape}", at_run_time=True)
-        result = np.array(dest)
+        result = np.array(dest) if out is None else out
         result[at] = scalar
         return result
 
@@ -189,15 +234,27 @@ def _generate(op: GenerateOp) -> tuple[Kernel, Sequence[SSAValue]]:
 
 def _dynamic_empty(op: tensor.EmptyOp) -> Kernel:
     """`tensor.empty(%n)`: sized when it runs (the caches of a loop whose trip
-    count is known only at run time, SPEC §11)."""
-    static, dtype = _shape(op.tensor), dtype_of(op.tensor.type, op)
+    count is known only at run time, SPEC §11). Zeros, as a read-only view of
+    one element like a static `tensor.empty`: a loop that writes its cache
+    in place copies it once, and that copy is the one allocation."""
+    static, zero = _shape(op.tensor), np.zeros((), dtype_of(op.tensor.type, op))
 
     def empty(*sizes: Value) -> np.ndarray:
         given = iter(sizes)
         shape = [int(next(given)) if d < 0 else d for d in static]  # pyright: ignore[reportArgumentType]
-        return np.zeros(shape, dtype)
+        return np.broadcast_to(zero, shape)
 
     return empty
+
+
+def destination(op: Operation) -> int | None:
+    """The position, among its kernel's operands, of the tensor that `op`
+    writes into a copy of (`tensor.insert_slice`, `tensor.insert`), whose
+    buffer the kernel may write instead (`out=`): None for any other op. Not
+    for rank 0, whose values are NumPy scalars."""
+    if isinstance(op, tensor.InsertSliceOp | tensor.InsertOp) and _shape(op.dest):
+        return 1
+    return None
 
 
 def kernel_of(op: Operation) -> tuple[Kernel, Sequence[SSAValue]] | None:

@@ -30,6 +30,7 @@ from gradopt.interpreter.scalar import (
     constant,
     dtype_of,
     function_of,
+    index_function,
 )
 
 Kernel = Callable[..., Value]
@@ -61,7 +62,7 @@ def kernel_of(
     if isinstance(op, arith.ConstantOp):
         value = constant(op)
         return (lambda: value), ()
-    if (function := function_of(op)) is not None:
+    if (function := index_function(op) or function_of(op)) is not None:
         return function, op.operands
     if (found := tensor.kernel_of(op)) is not None:
         return found

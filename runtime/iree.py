@@ -47,6 +47,7 @@ from xdsl.dialects.builtin import ModuleOp
 from gradopt.dialect.context import make_context
 from gradopt.passes.convert_grad_to_standard import ConvertGradToStandardPass
 from gradopt.runtime.buffers import importable
+from gradopt.runtime.iree_branches import copy_branch_results
 from gradopt.support import environment, files
 
 INSTALL_HINT = (
@@ -114,9 +115,11 @@ def installed() -> bool:
 
 def lower(module: ModuleOp) -> str:
     """The text of `module` (with its gradients expanded) lowered to upstream
-    dialects. The module itself is left as it was."""
+    dialects, with the tensors that `scf.if` branches yield copied in the
+    branch (`iree_branches`). The module itself is left as it was."""
     lowered = module.clone()
     ConvertGradToStandardPass().apply(make_context(), lowered)
+    copy_branch_results(lowered)
     try:
         return str(lowered)
     except MemoryError:

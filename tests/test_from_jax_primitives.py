@@ -46,6 +46,19 @@ def _conv1d(x: Any, w: Any) -> Any:
     )
 
 
+def _conv3d(x: Any, w: Any) -> Any:
+    return lax.conv_general_dilated(
+        x,
+        w,
+        window_strides=(1, 2, 1),
+        padding=((1, 0), (0, 1), (1, 1)),
+        lhs_dilation=(2, 1, 1),
+        rhs_dilation=(1, 1, 2),
+        dimension_numbers=("NDHWC", "DHWIO", "NCDHW"),
+        feature_group_count=2,
+    )
+
+
 CASES: dict[str, tuple[Callable[..., Any], list[tuple[int, ...]]]] = {
     "rem floor ceil round": (
         lambda x: (
@@ -123,6 +136,20 @@ CASES: dict[str, tuple[Callable[..., Any], list[tuple[int, ...]]]] = {
         ),
         [(4, 6)],
     ),
+    "gather scatter of several indices: x[i, j], x[i, :, k], x.at[i, j]": (
+        lambda x: jnp.concatenate(
+            [
+                x[IDX[:3], IDX[1:, None]].ravel(),
+                x[:, IDX[:2] % 4, jnp.array([4, 0])].ravel(),
+                x.at[IDX[:3], :, jnp.array([4, 0, 9])]
+                .get(mode="fill", fill_value=2.0)
+                .ravel(),
+                x.at[IDX[:3], IDX[1:, None]].add(x[0, :3] * 3).ravel(),
+                x.at[IDX[:3], :, jnp.array([4, 0, 9])].set(x[0, :, :3].T).ravel(),
+            ]
+        ),
+        [(3, 4, 5)],
+    ),
     "gather scatter at traced scalars, rank 3, window dilation": (
         lambda x: (
             x[jnp.argmax(x[0, 0])]
@@ -137,6 +164,10 @@ CASES: dict[str, tuple[Callable[..., Any], list[tuple[int, ...]]]] = {
     "conv_general_dilated NHWC groups dilations, 1-d": (
         lambda x, w, v, k: _conv(x, w).sum() * 0.1 + _conv1d(v, k),
         [(2, 7, 5, 4), (3, 2, 2, 6), (2, 3, 8), (4, 3, 3)],
+    ),
+    "conv_general_dilated 3-d, groups, dilations, padding": (
+        _conv3d,
+        [(2, 3, 4, 5, 4), (2, 2, 2, 2, 4)],
     ),
     "reduce_window max sum min": (
         lambda x: (
@@ -213,7 +244,7 @@ def test_out_of_range_gather_fills_or_clamps_as_jax() -> None:
 
 def test_other_gather_and_scatter_dimension_numbers_are_named_at_the_line() -> None:
     def f(x: Any) -> Any:
-        return x[jnp.array([0, 1]), jnp.array([1, 2])]
+        return x[1:, jnp.array([0, 1])]
 
     def g(x: Any) -> Any:
         return x.at[jnp.array([0, 2]), :2].set(5.0)

@@ -550,8 +550,8 @@ def test_indexing_mistakes() -> None:
         gradopt.jit(lambda x: x[2])(x)  # out of bounds
     with raises_at("# too many", "too many indices for an array of dimension 2"):
         gradopt.jit(lambda x: x[0, 0, 0])(x)  # too many
-    with raises_at("# two arrays", "only one integer-array index"):
-        gradopt.jit(lambda x: x[np.array([0, 1]), [1, 2]])(x)  # two arrays
+    with raises_at("# two arrays", "could not be broadcast together"):
+        gradopt.jit(lambda x: x[np.array([0, 1]), [1, 2, 0]])(x)  # two arrays
     with raises_at("# float", "only basic indexing"):
         gradopt.jit(lambda x: x[0.5])(x)  # float
     with raises_at("# assignment", "immutable"):
@@ -618,7 +618,6 @@ def test_other_mistakes() -> None:
         (lambda x: x.astype("float16"), "not float16"),
         (lambda x: -(x > 0), "negative of a bool array"),
         (lambda x: x & 1, "& needs int32 or bool operands, got float32"),
-        (lambda x: x // 2, "floor division"),
         (lambda x: x.max(axis=0)[None].max(axis=(0, 0)), "repeated axis"),
         (lambda x: gnp.zeros((0, 2)).max(axis=0), "max of an empty array"),
         (lambda x: gnn.one_hot(x, 3), "one_hot: labels must be integers"),

@@ -192,6 +192,47 @@ def _induction(e: Emitter, op: ForOp, k: SSAValue) -> SSAValue:
     return e.insert(arith.AddiOp(op.lb, scaled))
 
 
+def _kept(op: ForOp) -> list[int]:
+    """The positions of the carried values that the reverse needs: all but
+    those an iteration only writes into, read once as the destination of a
+    `tensor.insert_slice` or `tensor.insert` whose result it yields in the same
+    place (as `gradopt.lax.scan` stacks its outputs). An insert's shares do
+    not depend on its destination, so those are neither cached nor kept at
+    checkpoints: a stacked output would cost its whole buffer per iteration."""
+    body = op.body.block
+    terminator = body.last_op
+    assert terminator is not None
+    written: set[int] = set()
+    for j, arg in enumerate(body.args[1:]):
+        if not arg.has_one_use() or not _static(arg.type):
+            continue
+        insert = next(iter(arg.uses)).operation
+        if isinstance(insert, InsertSliceOp | InsertOp) and insert.dest is arg:
+            result = insert.results[0]
+            if result.has_one_use() and terminator.operands[j] is result:
+                written.add(j)
+    return [j for j in range(len(body.args) - 1) if j not in written]
+
+
+def _static(type: Attribute) -> bool:
+    return isinstance(type, TensorType) and all(d >= 0 for d in type.get_shape())
+
+
+def _loaded(
+    e: Emitter, op: ForOp, caches: Sequence[SSAValue], k: SSAValue
+) -> list[SSAValue]:
+    """The carried values of iteration k from `caches` (one per `_kept`
+    value); the others, which nothing reads, are `tensor.empty`."""
+    carries = op.body.block.args[1:]
+    by_position = dict(zip(_kept(op), caches, strict=True))
+    return [
+        _load(e, by_position[j], k, c.type)
+        if j in by_position
+        else e.insert(EmptyOp([], c.type))
+        for j, c in enumerate(carries)
+    ]
+
+
 def _replay(
     e: Emitter,
     op: ForOp,
@@ -206,12 +247,15 @@ def _replay(
     runs at position t of a cache per carried value (its last results)."""
     body = op.body.block
     carries = body.args[1:]
+    kept = _kept(op)
     empties: list[SSAValue] = []
     if cache is not None:
         size, static = cache
         empties = [
-            e.insert(EmptyOp([] if static else [size], _cache_type(c.type, static)))
-            for c in carries
+            e.insert(
+                EmptyOp([] if static else [size], _cache_type(carries[j].type, static))
+            )
+            for j in kept
         ]
     replay = _Body(e, [INDEX, *(c.type for c in carries), *(v.type for v in empties)])
     loop = ForOp(
@@ -221,7 +265,7 @@ def _replay(
     t, *rest = replay.block.args
     state, cached = rest[: len(carries)], rest[len(carries) :]
     r = replay.e
-    stored = [_store(r, v, c, t) for v, c in zip(state, cached, strict=False)]
+    stored = [_store(r, state[j], c, t) for j, c in zip(kept, cached, strict=False)]
     k = t if start is None else r.insert(arith.AddiOp(start, t))
     values: dict[SSAValue, SSAValue] = dict(
         zip(body.args, [_induction(r, op, k), *state], strict=True)
@@ -256,9 +300,7 @@ def _reverse_steps(
     t = r.insert(arith.SubiOp(last, step))
     k = t if start is None else r.insert(arith.AddiOp(start, t))
     iv = _induction(r, op, k)
-    values = [
-        _load(r, cache, t, c.type) for cache, c in zip(caches, carries, strict=True)
-    ]
+    values = _loaded(r, op, caches, t)
     sources = [values[j] for j in differentiable] + outer
     yielded = reverse.copy(
         body, dict(zip(body.args, [iv, *values], strict=True)), sources
@@ -407,9 +449,12 @@ def _periodic_reverse(
     known = None
     if static is not None and static_period is not None:
         known = -(-static // static_period)
+    kept = _kept(op)
     empties = [
-        e.insert(EmptyOp([] if known else [segments], _cache_type(c.type, known)))
-        for c in carries
+        e.insert(
+            EmptyOp([] if known else [segments], _cache_type(carries[j].type, known))
+        )
+        for j in kept
     ]
     forward = _Body(e, [INDEX, *(c.type for c in carries), *(v.type for v in empties)])
     keeping = ForOp(
@@ -423,7 +468,7 @@ def _periodic_reverse(
     s, *rest = forward.block.args
     state, cached = rest[: len(carries)], rest[len(carries) :]
     f = forward.e
-    stored = [_store(f, v, c, s) for v, c in zip(state, cached, strict=True)]
+    stored = [_store(f, state[j], c, s) for j, c in zip(kept, cached, strict=True)]
     start, length = _segment(f, s, period, count)
     inner = _replay(f, op, start, length, state, None)
     forward.close(YieldOp(*inner.results, *stored))
@@ -436,10 +481,7 @@ def _periodic_reverse(
     b = back.e
     s = b.insert(arith.SubiOp(b.insert(arith.SubiOp(segments, _int(b, 1, INDEX))), j))
     start, length = _segment(b, s, period, count)
-    values = [
-        _load(b, cache, s, c.type)
-        for cache, c in zip(checkpoints, carries, strict=True)
-    ]
+    values = _loaded(b, op, checkpoints, s)
     replayed = _replay(b, op, start, length, values, (period, static_period))
     steps = _reverse_steps(
         b, op, replayed.results[len(carries) :], start, length, running

@@ -1,0 +1,104 @@
+"""The issue-22 tanh RNN from Python: N steps, 16 wide, written with
+`gradopt.lax.scan` and differentiated by `gradopt.jit(gradopt.grad(...))`
+(the gradient of the final state's squared norm with respect to the initial
+state, the inputs and the weights), beside the same model in JAX with
+`jax.lax.scan` under `jax.jit(jax.grad(...))`, float32, in one run.
+
+For each: the preparation (the first call: trace, prepare or compile, run)
+and the steady-state time of a call (median of 7; JAX's results waited for
+with `block_until_ready`), for gradopt on the NumPy interpreter and on IREE
+(`backend="iree"`). The gradients are checked against JAX's.
+
+    python bench/lax_rnn.py [N]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import gradopt
+import gradopt.numpy as gnp
+from gradopt import lax
+
+WIDTH = 16
+
+
+def model(np_: Any, lax_: Any) -> Callable[..., Any]:
+    def loss(h0: Any, xs: Any, w: Any) -> Any:
+        def step(h: Any, x: Any) -> tuple[Any, None]:
+            return np_.tanh(h @ w + x), None
+
+        h, _ = lax_.scan(step, h0, xs)
+        return np_.sum(h * h)
+
+    return loss
+
+
+def timed(call: Callable[[], Any], rounds: int = 7) -> tuple[float, float]:
+    """The first call's time, and the median of `rounds` more."""
+    started = time.perf_counter()
+    call()
+    first = time.perf_counter() - started
+    times = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - started)
+    return first, float(np.median(times))
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+    rng = np.random.default_rng(0)
+    h0 = rng.uniform(-1, 1, WIDTH).astype(np.float32)
+    xs = rng.uniform(-1, 1, (n, WIDTH)).astype(np.float32)
+    w = (rng.uniform(-1, 1, (WIDTH, WIDTH)) / 4).astype(np.float32)
+    args = (h0, xs, w)
+    rows: list[tuple[str, float, float]] = []
+    found: dict[str, Any] = {}
+
+    try:
+        import jax
+
+        jax_grad = jax.jit(jax.grad(model(jax.numpy, jax.lax), (0, 1, 2)))
+
+        def jax_call() -> Any:
+            found["jax"] = jax.block_until_ready(jax_grad(*args))
+            return found["jax"]
+
+        rows.append(("JAX lax.scan, jit(grad)", *timed(jax_call)))
+    except ImportError:
+        print("(JAX not installed: no reference)")
+
+    for backend in ("numpy", "iree"):
+        traced = gradopt.jit(gradopt.grad(model(gnp, lax), (0, 1, 2)), backend)
+
+        def call(traced: Any = traced, backend: str = backend) -> Any:
+            found[backend] = traced(*args)
+            return found[backend]
+
+        rows.append((f"gradopt lax.scan, jit(grad), {backend}", *timed(call)))
+
+    print(f"tanh RNN, {n} steps, {WIDTH} wide: the gradient of |h_N|^2")
+    print(f"{'':38} {'preparation':>12} {'call':>10} {'per step':>10}")
+    for name, first, steady in rows:
+        print(
+            f"{name:38} {first:10.3f} s {steady * 1e3:7.2f} ms"
+            f" {steady / n * 1e6:7.1f} us"
+        )
+    if "jax" in found:
+        for backend in ("numpy", "iree"):
+            error = max(
+                float(np.max(np.abs(np.asarray(a) - np.asarray(b))))
+                for a, b in zip(found[backend], found["jax"], strict=True)
+            )
+            print(f"largest difference from JAX ({backend}): {error:.2e}")
+
+
+if __name__ == "__main__":
+    main()
