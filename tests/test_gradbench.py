@@ -39,6 +39,7 @@ from evals import (  # noqa: E402
     ode,
     particle,
     saddle,
+    solver,
 )
 from frontend_checks import central_difference  # noqa: E402
 from run import table, versus  # noqa: E402
@@ -511,7 +512,7 @@ def test_saddle(modes: str) -> None:
     start = np.array([0.7, -0.4])
     y = walk(lambda y: y @ y, lambda y: 2 * y, start, 0.2)
     x = walk(lambda x: x @ x - y @ y, lambda x: 2 * x, start, 0.2)
-    points = saddle.saddle(saddle.MODES[modes[0]], saddle.MODES[modes[1]], 0.2)
+    points = saddle.saddle(solver.MODES[modes[0]], solver.MODES[modes[1]], 0.2)
     found = gradopt.jit(points)(start.astype(np.float32))
     check([*x, *y], np.asarray(found, np.float64).tolist())
 
@@ -533,7 +534,7 @@ def test_particle_crossing_and_its_derivative(modes: str) -> None:
     """What the walk over w reads: where the path crosses the axis, and the
     derivative of that through the Euler loop and the gradient inside it
     (the reference: float64 central differences)."""
-    outer, inner = (particle.MODES[m] for m in modes)
+    outer, inner = (solver.MODES[m] for m in modes)
 
     def squared(v: Any) -> Any:
         return particle.crossing(inner, v[0])

@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 import gradopt.numpy as gnp
-from evals import Function, Json, floats
-from evals.solver import Gradient, argmin, forward, reverse
+from evals import Json, floats
+from evals.solver import Gradient, argmin, by_modes
 from gradopt import lax
 
 STEP = 0.1
@@ -64,8 +64,4 @@ def _w(input: Json) -> tuple[Any, ...]:
     return (floats(input["w"]),)
 
 
-MODES = {"f": forward, "r": reverse}
-
-FUNCTIONS = {
-    a + b: Function(particle(MODES[a], MODES[b]), _w) for a in "fr" for b in "fr"
-}
+FUNCTIONS = by_modes(particle, _w)

@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 import gradopt.numpy as gnp
-from evals import Function, Json, floats
-from evals.solver import TOLERANCE, Gradient, argmax, argmin, forward, reverse
+from evals import Json, floats
+from evals.solver import TOLERANCE, Gradient, argmax, argmin, by_modes
 
 
 def objective(x: Any, y: Any) -> Any:
@@ -42,8 +42,4 @@ def _start(input: Json) -> tuple[Any, ...]:
     return (floats(input["start"]),)
 
 
-MODES = {"f": forward, "r": reverse}
-
-FUNCTIONS = {
-    a + b: Function(saddle(MODES[a], MODES[b]), _start) for a in "fr" for b in "fr"
-}
+FUNCTIONS = by_modes(saddle, _start)

@@ -20,6 +20,7 @@ from typing import Any
 
 import gradopt
 import gradopt.numpy as gnp
+from evals import Function, Json
 from gradopt import lax
 
 Gradient = Callable[[Callable[[Any], Any]], Callable[[Any], Any]]
@@ -105,3 +106,21 @@ def argmax(
 ) -> Any:
     """The point where the walk up `f` from `x` stops."""
     return argmin(gradient, lambda y: -f(y), x, eta)
+
+
+MODES: dict[str, Gradient] = {"f": forward, "r": reverse}
+"""The evals' letters for the two modes."""
+
+
+def by_modes(
+    make: Callable[[Gradient, Gradient], Callable[..., Any]],
+    arguments: Callable[[Json], tuple[Any, ...]],
+) -> dict[str, Function]:
+    """The four functions of an eval of nested gradients: `make(outer,
+    inner)` for each pair of modes, named by their letters (`rf`: the outer
+    gradient in reverse mode, the inner one in forward mode)."""
+    return {
+        a + b: Function(make(MODES[a], MODES[b]), arguments)
+        for a in MODES
+        for b in MODES
+    }
