@@ -190,6 +190,26 @@ def test_a_signature_is_traced_once() -> None:
     assert len(f.cache) == 3
 
 
+def test_the_signature_key_reads_inputs_as_the_trace_types_them() -> None:
+    """The cache's key is each input's dtype and shape, not its TensorType:
+    a Python float, a float32 scalar and a 0-d float32 array are one
+    signature, and the key still refuses what typing the input refuses."""
+    traces = []
+
+    @gradopt.jit
+    def f(x: Any) -> Any:
+        traces.append(x.dtype)
+        return x + 1
+
+    for x in (2.0, np.float32(3.0), np.array(4.0, np.float32)):
+        f(x)
+    assert traces == [np.float32] and len(f.cache) == 1
+    with pytest.raises(GradoptError, match="out of range for int32"):
+        f(1 << 40)
+    with pytest.raises(GradoptError, match="not float64"):
+        f(np.float64(1.0))
+
+
 def test_static_arguments_are_part_of_the_signature_by_value() -> None:
     traces = []
 
