@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Region
 
@@ -298,11 +298,20 @@ def _targets(
                     "values can be differentiated"
                 )
         if not fresh:
-            arrays = [emit(CastOp(a.value, a.type)) for a in arrays]
+            arrays = [_target_copy(a) for a in arrays]
         values[i] = tree.unflatten(iter(arrays))
         targets += arrays
         trees.append(tree)
     return values, targets, trees
+
+
+def _target_copy(x: Array) -> Array:
+    """A copy of `x` to differentiate with respect to, numbered so that no
+    two copies are twins (SPEC §4 rule 6): two gradients taken at one point
+    are two targets, as in JAX, whatever `cse` would make of equal copies."""
+    copy = CastOp(x.value, x.type)
+    copy.attributes["grad.copy"] = IntegerAttr(trace().fresh_copy(), i64)
+    return emit(copy)
 
 
 def _argnums(argnums: int | Sequence[int]) -> tuple[int, ...]:
