@@ -56,11 +56,7 @@ def argmin(
     gradient: Gradient, f: Callable[[Any], Any], x: Any, eta: float = TOLERANCE
 ) -> Any:
     """The point where the walk down `f` from `x`, with a first step size of
-    `eta`, stops. The function and its gradient at `x` are computed in a loop
-    of one trip, so that the gradient's target is that loop's own value:
-    two walks from one point (saddle's) would otherwise differentiate with
-    respect to equal copies of it, which `cse` could merge (SPEC §4, rule 6:
-    gradopt refuses such a program)."""
+    `eta`, stops."""
     g = gradient(f)
 
     def step(state: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -94,10 +90,7 @@ def argmin(
             state,
         )
 
-    x, fx, gx = lax.fori_loop(
-        0, 1, lambda _, s: (s[0], f(s[0]), g(s[0])), (x, gnp.float32(0), x)
-    )
-    start = (x, fx, gx, gnp.float32(eta), 0, True)
+    start = (x, f(x), g(x), gnp.float32(eta), 0, True)
     return lax.while_loop(lambda state: state[5], step, start)[0]
 
 
