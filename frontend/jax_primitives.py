@@ -300,9 +300,9 @@ def _gather(params: dict, x: Value, indices: Value) -> Array:
 
 
 def _scatter(how: str) -> Callable[..., Array]:
-    """`lax.scatter` (`set`) and `scatter-add` of one index along one axis as
-    `x.at[..., idx].set/add`; an out-of-range update goes to an extra slot
-    past the end of the axis, cut off after."""
+    """`lax.scatter` (`set`), `scatter-add` and `scatter-mul` of one index
+    along one axis as `x.at[..., idx].set/add/multiply`; an out-of-range
+    update goes to an extra slot past the end of the axis, cut off after."""
 
     def rule(params: dict, x: Value, indices: Value, updates: Value) -> Array:
         x, numbers = asarray(x), params["dimension_numbers"]
@@ -484,6 +484,7 @@ RULES: dict[str, Callable[..., Any]] = {
     "gather": _gather,
     "scatter-add": _scatter("add"),
     "scatter": _scatter("set"),
+    "scatter-mul": _scatter("multiply"),
     "conv_general_dilated": _conv_general_dilated,
     "reduce_window_sum": _reduce_window(gnp.sum, 0.0),
     "reduce_window_max": _reduce_window(gnp.max, -math.inf),

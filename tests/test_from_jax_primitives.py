@@ -136,6 +136,13 @@ CASES: dict[str, tuple[Callable[..., Any], list[tuple[int, ...]]]] = {
         ),
         [(4, 6)],
     ),
+    "scatter-mul: x.at[idx].multiply, repeated and dropped": (
+        lambda x: (
+            x.at[IDX].multiply(jnp.arange(24.0).reshape(4, 6) * 0.25 - 2.0)
+            + x.at[:, jnp.array([1, 9, 1])].multiply(1.5)
+        ),
+        [(4, 6)],
+    ),
     "gather scatter of several indices: x[i, j], x[i, :, k], x.at[i, j]": (
         lambda x: jnp.concatenate(
             [
