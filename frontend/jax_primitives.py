@@ -7,10 +7,11 @@ the derivative is gradopt's. Indices follow XLA's semantics, not NumPy's:
 start indices of dynamic slices are clamped so the slice fits, a gather's
 indices are clamped (or, in `FILL_OR_DROP` mode, out-of-range ones give the
 fill value) and a scatter drops the updates at indices out of range (or
-clamps them in `CLIP` mode). Gathers and scatters are supported for the
-dimension numbers of one integer index along one axis, which are those of
-`x[idx]`, `x[:, idx]`, `take`, `take_along_axis` and `x.at[idx]`, and of
-indices of several whole axes (`x[i, j]`, `x[i, :, j]`, `x.at[i, j]`); others
+clamps them in `CLIP` mode). Every gather is supported (those of whole axes
+at integer indices as one `grad.gather` of the indexed axes, any other as one
+of the flattened operand). Scatters are supported for the dimension numbers
+of one integer index along one axis, which are those of `x.at[idx]`,
+`x.at[:, idx]`, and of indices of several whole axes (`x.at[i, j]`); others
 are refused with their dimension numbers named.
 """
 
@@ -248,11 +249,89 @@ def _gather_several(params: dict, x: Array, indices: Value, axes: list[int]) -> 
     return gnp.where(valid, result, _fill(x.dtype, params.get("fill_value")))
 
 
+def _gather_windows(params: dict, x: Array, indices: Value) -> Array:
+    """Any `lax.gather`, as XLA defines it (slices of `slice_sizes` at
+    clamped starts, as `x[1:, idx]`, `x[idx, 2:5]` and a vmapped
+    `dynamic_slice` make): the flat position in x of every result element,
+    one `grad.gather` of the flattened x at them."""
+    numbers = params["dimension_numbers"]
+    sizes = [int(s) for s in params["slice_sizes"]]
+    mapped, offsets = list(numbers.start_index_map), list(numbers.offset_dims)
+    batching = list(numbers.operand_batching_dims)
+    indices = asarray(indices)
+    if indices.ndim == 0 or indices.shape[-1] != len(mapped):
+        raise _refuse("gather", numbers)
+    batch_shape = indices.shape[:-1]
+    windows = [
+        d
+        for d in range(x.ndim)
+        if d not in numbers.collapsed_slice_dims and d not in batching
+    ]
+    rank = len(batch_shape) + len(windows)
+    placed = [p for p in range(rank) if p not in offsets]  # the batch dims' places
+    shape = [0] * rank
+    for p, n in zip(placed, batch_shape, strict=True):
+        shape[p] = n
+    for p, d in zip(offsets, windows, strict=True):
+        shape[p] = sizes[d]
+    batch_layout = [shape[p] if p in placed else 1 for p in range(rank)]
+    position, valid = None, None
+    for d in range(x.ndim):
+        index = None
+        if d in mapped:
+            start = gnp.astype(
+                basic_getitem(indices, (Ellipsis, mapped.index(d))), INT32
+            )
+            highest = x.shape[d] - sizes[d]
+            index = gnp.reshape(gnp.clip(start, 0, highest), batch_layout)
+            inside = gnp.logical_and(gnp.greater_equal(start, 0), start <= highest)
+            valid = inside if valid is None else gnp.logical_and(valid, inside)
+        if d in batching:
+            paired = numbers.start_indices_batching_dims[batching.index(d)]
+            index = iota(INT32, shape, placed[paired])
+        elif d in windows and sizes[d] > 1:
+            step = iota(INT32, shape, offsets[windows.index(d)])
+            index = step if index is None else gnp.add(index, step)
+        if index is not None:
+            stride = math.prod(x.shape[d + 1 :])
+            term = index if stride == 1 else gnp.multiply(index, stride)
+            position = term if position is None else gnp.add(position, term)
+    if position is None:
+        position = gnp.zeros(shape, INT32)
+    taken = lax.gather(gnp.reshape(x, (-1,)), gnp.broadcast_to(position, shape), 0)
+    if valid is None or _mode(params) != "FILL_OR_DROP":
+        return taken
+    valid = gnp.reshape(valid, batch_layout)
+    return gnp.where(valid, taken, _fill(x.dtype, params.get("fill_value")))
+
+
+def _whole_axes(params: dict, x: Array, indices: Value) -> bool:
+    """Whether a gather takes whole axes at integer indices (what `_gather`
+    makes one `grad.gather` of): one index per collapsed axis, or one index
+    along one axis batched as `take_along_axis` makes it."""
+    numbers = params["dimension_numbers"]
+    sizes = [int(s) for s in params["slice_sizes"]]
+    collapsed = sorted(int(d) for d in numbers.collapsed_slice_dims)
+    mapped = sorted(int(d) for d in numbers.start_index_map)
+    batching = [int(d) for d in numbers.operand_batching_dims]
+    taken = [1 if d in collapsed or d in batching else n for d, n in enumerate(x.shape)]
+    if sizes != taken or mapped != collapsed:
+        return False
+    return not batching or (
+        len(mapped) == 1
+        and not numbers.offset_dims
+        and len(batching) == x.ndim - 1
+        and np.ndim(indices) == x.ndim + 1
+    )
+
+
 def _gather(params: dict, x: Value, indices: Value) -> Array:
     """`lax.gather` of one index along one axis, as `grad.gather` (JAX's
     operand/index batching dims are `take_along_axis`), or of several
-    collapsed axes (`_gather_several`)."""
+    collapsed axes (`_gather_several`), or of slices (`_gather_windows`)."""
     x, numbers = asarray(x), params["dimension_numbers"]
+    if not _whole_axes(params, x, indices):
+        return _gather_windows(params, x, indices)
     several = _several_axes(
         numbers, numbers.start_index_map, numbers.collapsed_slice_dims, "gather"
     )
