@@ -7,12 +7,12 @@ the derivative is gradopt's. Indices follow XLA's semantics, not NumPy's:
 start indices of dynamic slices are clamped so the slice fits, a gather's
 indices are clamped (or, in `FILL_OR_DROP` mode, out-of-range ones give the
 fill value) and a scatter drops the updates at indices out of range (or
-clamps them in `CLIP` mode). Every gather is supported (those of whole axes
-at integer indices as one `grad.gather` of the indexed axes, any other as one
-of the flattened operand). Scatters are supported for the dimension numbers
-of one integer index along one axis, which are those of `x.at[idx]`,
-`x.at[:, idx]`, and of indices of several whole axes (`x.at[i, j]`); others
-are refused with their dimension numbers named.
+clamps them in `CLIP` mode). Every gather and scatter is supported: those
+of whole axes at integer indices (`x[idx]`, `x[:, idx]`, `x[i, j]`,
+`take_along_axis`, `x.at[idx]`) as one `grad.gather` or `grad.scatter_add`
+of the indexed axes, any other (windows at indices: `x[1:, idx]`,
+`x.at[idx, :2]`, a vmapped `dynamic_slice`) as one of the flattened operand
+at every element's position.
 """
 
 from __future__ import annotations
@@ -249,32 +249,24 @@ def _gather_several(params: dict, x: Array, indices: Value, axes: list[int]) -> 
     return gnp.where(valid, result, _fill(x.dtype, params.get("fill_value")))
 
 
-def _gather_windows(params: dict, x: Array, indices: Value) -> Array:
-    """Any `lax.gather`, as XLA defines it (slices of `slice_sizes` at
-    clamped starts, as `x[1:, idx]`, `x[idx, 2:5]` and a vmapped
-    `dynamic_slice` make): the flat position in x of every result element,
-    one `grad.gather` of the flattened x at them."""
-    numbers = params["dimension_numbers"]
-    sizes = [int(s) for s in params["slice_sizes"]]
-    mapped, offsets = list(numbers.start_index_map), list(numbers.offset_dims)
-    batching = list(numbers.operand_batching_dims)
-    indices = asarray(indices)
-    if indices.ndim == 0 or indices.shape[-1] != len(mapped):
-        raise _refuse("gather", numbers)
-    batch_shape = indices.shape[:-1]
-    windows = [
-        d
-        for d in range(x.ndim)
-        if d not in numbers.collapsed_slice_dims and d not in batching
-    ]
-    rank = len(batch_shape) + len(windows)
-    placed = [p for p in range(rank) if p not in offsets]  # the batch dims' places
-    shape = [0] * rank
-    for p, n in zip(placed, batch_shape, strict=True):
-        shape[p] = n
-    for p, d in zip(offsets, windows, strict=True):
-        shape[p] = sizes[d]
-    batch_layout = [shape[p] if p in placed else 1 for p in range(rank)]
+def _window_positions(
+    x: Array,
+    shape: list[int],
+    indices: Array,
+    mapped: list[int],
+    places: list[int],
+    windows: dict[int, int],
+    sizes: list[int],
+    batched: dict[int, int],
+) -> tuple[Array, Array]:
+    """For an array of `shape` laid over windows of x at the starts that
+    `indices` gives (a gather's result, a scatter's updates): the flat
+    position in x of each element, its window's start clamped so that the
+    window fits, and whether each start was in range. `places`: where the
+    index batch dims lie in `shape`; `windows`: the place of each operand
+    dim that a window spans; `batched`: the index batch dim of each operand
+    batching dim."""
+    layout = [shape[p] if p in places else 1 for p in range(len(shape))]
     position, valid = None, None
     for d in range(x.ndim):
         index = None
@@ -283,26 +275,123 @@ def _gather_windows(params: dict, x: Array, indices: Value) -> Array:
                 basic_getitem(indices, (Ellipsis, mapped.index(d))), INT32
             )
             highest = x.shape[d] - sizes[d]
-            index = gnp.reshape(gnp.clip(start, 0, highest), batch_layout)
+            index = gnp.reshape(gnp.clip(start, 0, highest), layout)
             inside = gnp.logical_and(gnp.greater_equal(start, 0), start <= highest)
             valid = inside if valid is None else gnp.logical_and(valid, inside)
-        if d in batching:
-            paired = numbers.start_indices_batching_dims[batching.index(d)]
-            index = iota(INT32, shape, placed[paired])
+        if d in batched:
+            index = iota(INT32, shape, places[batched[d]])
         elif d in windows and sizes[d] > 1:
-            step = iota(INT32, shape, offsets[windows.index(d)])
+            step = iota(INT32, shape, windows[d])
             index = step if index is None else gnp.add(index, step)
         if index is not None:
             stride = math.prod(x.shape[d + 1 :])
             term = index if stride == 1 else gnp.multiply(index, stride)
             position = term if position is None else gnp.add(position, term)
-    if position is None:
-        position = gnp.zeros(shape, INT32)
-    taken = lax.gather(gnp.reshape(x, (-1,)), gnp.broadcast_to(position, shape), 0)
-    if valid is None or _mode(params) != "FILL_OR_DROP":
+    position = gnp.zeros(shape, INT32) if position is None else position
+    valid = gnp.full(layout, True) if valid is None else gnp.reshape(valid, layout)
+    return gnp.broadcast_to(position, shape), valid
+
+
+def _gather_windows(params: dict, x: Array, indices: Value) -> Array:
+    """Any `lax.gather`, as XLA defines it (slices of `slice_sizes` at
+    clamped starts, as `x[1:, idx]`, `x[idx, 2:5]` and a vmapped
+    `dynamic_slice` make): one `grad.gather` of the flattened x at the flat
+    position of every result element."""
+    numbers = params["dimension_numbers"]
+    sizes = [int(s) for s in params["slice_sizes"]]
+    offsets, batching = list(numbers.offset_dims), list(numbers.operand_batching_dims)
+    indices = asarray(indices)
+    if indices.ndim == 0 or indices.shape[-1] != len(numbers.start_index_map):
+        raise _refuse("gather", numbers)
+    spanned = [
+        d
+        for d in range(x.ndim)
+        if d not in numbers.collapsed_slice_dims and d not in batching
+    ]
+    rank = indices.ndim - 1 + len(spanned)
+    places = [p for p in range(rank) if p not in offsets]
+    shape = [0] * rank
+    for p, n in zip(places, indices.shape[:-1], strict=True):
+        shape[p] = n
+    for p, d in zip(offsets, spanned, strict=True):
+        shape[p] = sizes[d]
+    pairs = zip(batching, numbers.start_indices_batching_dims, strict=True)
+    position, valid = _window_positions(
+        x,
+        shape,
+        indices,
+        list(numbers.start_index_map),
+        places,
+        dict(zip(spanned, offsets, strict=True)),
+        sizes,
+        {int(d): int(e) for d, e in pairs},
+    )
+    taken = lax.gather(gnp.reshape(x, (-1,)), position, 0)
+    if _mode(params) != "FILL_OR_DROP":
         return taken
-    valid = gnp.reshape(valid, batch_layout)
     return gnp.where(valid, taken, _fill(x.dtype, params.get("fill_value")))
+
+
+def _scatter_windows(
+    how: str, params: dict, x: Array, indices: Value, updates: Value
+) -> Array:
+    """Any `lax.scatter`, as XLA defines it (windows of updates at starts,
+    as `x.at[idx, :2]` and a vmapped `dynamic_update_slice` make): `x.at`
+    of the flattened x at the flat position of every update element, a
+    window whose start is out of range sent to an extra slot past the end
+    (or clamped into range in `CLIP` mode)."""
+    numbers = params["dimension_numbers"]
+    indices, updates = asarray(indices), asarray(updates)
+    windows, batching = (
+        list(numbers.update_window_dims),
+        list(numbers.operand_batching_dims),
+    )
+    spanned = [
+        d
+        for d in range(x.ndim)
+        if d not in numbers.inserted_window_dims and d not in batching
+    ]
+    mapped = list(numbers.scatter_dims_to_operand_dims)
+    if len(spanned) != len(windows) or indices.ndim == 0:
+        raise _refuse("scatter", numbers)
+    if indices.shape[-1] != len(mapped):
+        raise _refuse("scatter", numbers)
+    sizes = [1] * x.ndim
+    for d, p in zip(spanned, windows, strict=True):
+        sizes[d] = updates.shape[p]
+    places = [p for p in range(updates.ndim) if p not in windows]
+    pairs = zip(batching, numbers.scatter_indices_batching_dims, strict=True)
+    position, valid = _window_positions(
+        x,
+        list(updates.shape),
+        indices,
+        mapped,
+        places,
+        dict(zip(spanned, windows, strict=True)),
+        sizes,
+        {int(d): int(e) for d, e in pairs},
+    )
+    flat = gnp.reshape(x, (-1,))
+    if _mode(params) == "CLIP":
+        return gnp.reshape(
+            getattr(IndexUpdateRef(flat, (position,)), how)(updates), x.shape
+        )
+    padded = lax.pad(flat, [0], [1], [0], 0)
+    position = gnp.where(valid, position, x.size)
+    result = getattr(IndexUpdateRef(padded, (position,)), how)(updates)
+    return gnp.reshape(lax.slice(result, [0], [x.size], [1]), x.shape)
+
+
+def _whole_scatter(numbers: Any, x: Array, updates: Value) -> bool:
+    """Whether a scatter writes whole axes at integer indices (one index per
+    axis it inserts, each window the whole of x's other axes), which
+    `_scatter` makes one `grad.scatter_add` of."""
+    inserted = sorted(int(d) for d in numbers.inserted_window_dims)
+    mapped = sorted(int(d) for d in numbers.scatter_dims_to_operand_dims)
+    if mapped != inserted or tuple(numbers.operand_batching_dims):
+        return False
+    kept = [x.shape[d] for d in range(x.ndim) if d not in inserted]
+    return [np.shape(updates)[p] for p in numbers.update_window_dims] == kept
 
 
 def _whole_axes(params: dict, x: Array, indices: Value) -> bool:
@@ -385,6 +474,8 @@ def _scatter(how: str) -> Callable[..., Array]:
 
     def rule(params: dict, x: Value, indices: Value, updates: Value) -> Array:
         x, numbers = asarray(x), params["dimension_numbers"]
+        if not _whole_scatter(numbers, x, updates):
+            return _scatter_windows(how, params, x, indices, updates)
         several = _several_axes(
             numbers,
             numbers.scatter_dims_to_operand_dims,
