@@ -410,7 +410,7 @@ def _whole_axes(params: dict, x: Array, indices: Value) -> bool:
         len(mapped) == 1
         and not numbers.offset_dims
         and len(batching) == x.ndim - 1
-        and np.ndim(indices) == x.ndim + 1
+        and asarray(indices).ndim == x.ndim + 1
     )
 
 
