@@ -25,7 +25,7 @@ JAX:
 The load average (`os.getloadavg`) is printed before and after each step.
 
     python bench/ahead_of_jax.py [--rounds 30] [--steps large,small,cnn,attention]
-                                 [--drivers local-task,local-sync] [--flags extra]
+                                 [--drivers local-task,local-sync] [--flags host]
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from interpreter_speed import EXAMPLE, jax_step, mlp_data, mlp_program
-from iree_call import bare_call
+from iree_call import DEVICE, FLAGS, bare_call
 from models import (
     ATTENTION_SIZES,
     CONV2D_SIZES,
@@ -146,14 +146,16 @@ def main() -> None:
     arguments.add_argument("--steps", default="large,small,cnn,attention")
     arguments.add_argument("--drivers", default="local-task,local-sync")
     arguments.add_argument(
-        "--flags", default="", help="IREE flags after gradopt's, comma separated"
+        "--flags",
+        choices=FLAGS,
+        help="compile with these flags of bench/iree_call.py (default: gradopt's)",
     )
     args = arguments.parse_args()
     import jax
 
     jax.config.update("jax_platforms", "cpu")
     if args.flags:
-        iree.COMPILE_FLAGS = iree.COMPILE_FLAGS + tuple(args.flags.split(","))
+        iree.COMPILE_FLAGS = DEVICE + FLAGS[args.flags]
     print(f"flags: {' '.join(iree.COMPILE_FLAGS)}")
     with tempfile.TemporaryDirectory() as cache:
         os.environ["GRADOPT_CACHE_DIR"] = cache
