@@ -63,6 +63,18 @@ from gradopt.runtime.buffers import aligned_copy
 from gradopt.runtime.iree_driver import driver_for
 
 MLP_SHAPES = {"large": (256, 784, 512, 10), "small": (64, 64, 32, 10)}
+GRADOPT = FLAGS["host+tiling+ukernels"]
+FLAG_SETS = {
+    **FLAGS,
+    "O3": (*GRADOPT, "--iree-opt-level=O3"),
+    "transposes": (
+        *GRADOPT,
+        "--iree-opt-aggressively-propagate-transposes=true",
+        "--iree-opt-outer-dim-concat=true",
+    ),
+}
+"""The flag sets of `bench/iree_call.py` and, for the data movement of the CNN
+and attention steps, gradopt's with IREE's fusion-minded options."""
 
 
 class Step(NamedTuple):
@@ -147,15 +159,15 @@ def main() -> None:
     arguments.add_argument("--drivers", default="local-task,local-sync")
     arguments.add_argument(
         "--flags",
-        choices=FLAGS,
-        help="compile with these flags of bench/iree_call.py (default: gradopt's)",
+        choices=FLAG_SETS,
+        help="compile with one of `FLAG_SETS` (default: gradopt's)",
     )
     args = arguments.parse_args()
     import jax
 
     jax.config.update("jax_platforms", "cpu")
     if args.flags:
-        iree.COMPILE_FLAGS = DEVICE + FLAGS[args.flags]
+        iree.COMPILE_FLAGS = DEVICE + FLAG_SETS[args.flags]
     print(f"flags: {' '.join(iree.COMPILE_FLAGS)}")
     with tempfile.TemporaryDirectory() as cache:
         os.environ["GRADOPT_CACHE_DIR"] = cache
