@@ -26,6 +26,7 @@ The load average (`os.getloadavg`) is printed before and after each step.
 
     python bench/ahead_of_jax.py [--rounds 30] [--steps large,small,cnn,attention]
                                  [--drivers local-task,local-sync] [--flags host]
+    python bench/ahead_of_jax.py --call-path --rounds 2000
 """
 
 from __future__ import annotations
@@ -152,6 +153,33 @@ def measure(
         gc.enable()
 
 
+def call_path(rounds: int) -> dict[str, float]:
+    """The pieces of the small step's call on `local-sync`, median seconds:
+    what `IreeModule.call` and `Program.run` add to the bare call."""
+    spec = step("small")
+    program = Program(spec.text)
+    module = program.iree_module = iree.IreeModule(
+        iree.compile_text(iree.lower(program.module)), "local-sync"
+    )
+    aligned = [aligned_copy(a) for a in spec.data]
+    outputs = module._invoke("main", aligned)
+    sides: dict[str, Callable[[], object]] = {
+        "bare": bare_call(module, aligned),
+        "import the inputs": lambda: [module._view(a) for a in aligned],
+        "import and invoke": lambda: module._invoke("main", aligned),
+        "map the results": lambda: [module._host(o, aligned) for o in outputs],
+        "IreeModule.call": lambda: module.call("main", aligned),
+        "Program.run": lambda: program.run(slots=aligned, backend="iree"),
+    }
+    for side in sides.values():
+        side()
+    gc.disable()
+    try:
+        return interleaved(sides, rounds)
+    finally:
+        gc.enable()
+
+
 def main() -> None:
     arguments = argparse.ArgumentParser(description=__doc__)
     arguments.add_argument("--rounds", type=int, default=30)
@@ -162,7 +190,16 @@ def main() -> None:
         choices=FLAG_SETS,
         help="compile with one of `FLAG_SETS` (default: gradopt's)",
     )
+    arguments.add_argument(
+        "--call-path",
+        action="store_true",
+        help="time the pieces of the small step's call instead (see `call_path`)",
+    )
     args = arguments.parse_args()
+    if args.call_path:
+        for side, took in call_path(args.rounds).items():
+            print(f"    {side:18} {took * 1e6:8.1f} us")
+        return
     import jax
 
     jax.config.update("jax_platforms", "cpu")
