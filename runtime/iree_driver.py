@@ -6,9 +6,9 @@ Handing a call to `local-task`'s workers and waiting for them costs tens of
 microseconds, more than a small program computes in: measured with
 `bench/ahead_of_jax.py` on 2 cores (bench/RESULTS.md), the small MLP step
 (batch 64, 64 -> 32 -> 10; a largest product of 131 072 multiply-adds) took
-0.052-0.055 ms on `local-sync` against 0.079-0.147 ms on `local-task`, while
-the large CNN step (38 million) and, in all runs but one, the large MLP step
-(103 million) ran faster on the workers. A program's size is the larger of
+0.049-0.055 ms on `local-sync` against 0.064-0.147 ms on `local-task`, while
+the large CNN step (38 million) and the large MLP step (103 million) ran
+faster on the workers. A program's size is the larger of
 its largest product's multiply-adds and its largest value's elements (a
 program of elementwise ops only is as large as its largest tensor).
 """
