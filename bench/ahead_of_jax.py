@@ -4,7 +4,9 @@ item 2; targets: large MLP step <= 0.8x JAX, small step, CNN and attention
 
 Steps: `large` (MLP SGD step, batch 256, 784 -> 512 -> 10), `small` (batch
 64, 64 -> 32 -> 10), `cnn` (the stride-1 convolution of `bench/models.py` at
-its large size: 8 images of 16 channels, 32x32, 32 output channels) and
+its large size: 8 images of 16 channels, 32x32, 32 output channels; the
+program also holds the stride-2 function, compiled but not run, and returns
+the convolution's output besides the loss and gradients JAX returns) and
 `attention` (128 positions, model dim 256, 8 heads), all float32.
 
 For each step the program is compiled once (with gradopt's flags, or those
@@ -96,6 +98,7 @@ def _on_device(function: Callable[..., Any], data: list[np.ndarray]) -> Callable
 
 
 def step(name: str) -> Step:
+    """The step `name` with its data, JAX's side compiled and run once."""
     if name in MLP_SHAPES:
         shapes = MLP_SHAPES[name]
         jitted = jax_step(shapes)
