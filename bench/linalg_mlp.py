@@ -2,6 +2,7 @@
 `grad` ops, through the interpreter and through IREE (issue 21: within 1.2x).
 
 Usage: python bench/linalg_mlp.py [--repeats N] [--rounds N] [--backends numpy,iree]
+       python bench/linalg_mlp.py --profile   (the linalg step's plan, op by op)
 (needs the `jax` and `iree` extras)
 
 - grad: `examples/mlp_step.mlir` at batch 256, 784 -> 512 -> 10 (the program
@@ -36,6 +37,7 @@ from interpreter_speed import (
     mlp_program,
     timed,
 )
+from small_step import plan_profile
 
 import gradopt
 
@@ -93,8 +95,16 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--backends", default="numpy,iree")
+    parser.add_argument("--profile", action="store_true")
     options = parser.parse_args()
     describe_machine()
+    if options.profile:
+        x, y, *weights = data = mlp_data(*SHAPES)
+        program = linalg_program(data)
+        arguments: list[object] = [*weights, x, y]
+        program.run(args=arguments)  # planned
+        plan_profile(program, arguments, options.repeats)
+        return
     for backend in options.backends.split(","):
         sides = steps(backend)
         values = {name: step() for name, step in sides.items()}

@@ -43,12 +43,13 @@ def interleaved(
     return {name: float(np.median(t)) for name, t in times.items()}
 
 
-def profile(program: Program, rounds: int = 500) -> None:
-    """Per kind of step (op and result type): its calls a run and its
-    kernels' mean time a run, over `rounds` runs of the plan."""
-    slots = list(mlp_data(*SHAPES))
-    program.run(slots=slots, in_place=True)  # planned
-    plan = program.interpreter.plans["main"]
+def plan_profile(
+    program: Program, arguments: list[object], rounds: int, entry: str = "main"
+) -> None:
+    """Per kind of step (op and result type, and a `linalg.generic`'s body
+    ops): its calls a run and the median over `rounds` runs of the planned
+    `entry` (on copies of `arguments`) of its kernels' time in a run."""
+    plan = program.interpreter.plans[entry]
     spent: dict[str, float] = defaultdict(float)
     calls: dict[str, int] = defaultdict(int)
 
@@ -67,21 +68,39 @@ def profile(program: Program, rounds: int = 500) -> None:
         kind = step.op.name
         if step.op.results:
             kind += f" {step.op.results[0].type}"
+        if step.op.name == "linalg.generic":
+            body = [op.name.split(".")[-1] for op in step.op.regions[0].ops]
+            kind += f" ({', '.join(body[:-1])})"
         steps.append(step._replace(kernel=timed(step.kernel, kind)))
     timed_plan = Plan(
-        tuple(steps), plan.inputs, plan.size, plan.outputs, plan.constants
+        tuple(steps),
+        plan.inputs,
+        plan.size,
+        plan.outputs,
+        plan.constants,
+        plan.dropped,
     )
+    runs: dict[str, list[float]] = defaultdict(list)
     with np.errstate(all="ignore"):
         for _ in range(rounds):
-            timed_plan.run(list(slots))
+            spent.clear()
+            timed_plan.run([np.copy(a) for a in arguments])
+            for kind, seconds in spent.items():
+                runs[kind].append(seconds)
+    medians = {kind: float(np.median(times)) for kind, times in runs.items()}
     ran = sum(calls.values()) // rounds
     print(f"{len(plan.steps)} steps, {ran} run ({len(plan.constants)} literals):")
-    for kind in sorted(spent, key=spent.__getitem__, reverse=True):
-        print(
-            f"  {spent[kind] / rounds * 1e6:7.2f} us  x{calls[kind] // rounds:<3}"
-            f" {kind}"
-        )
-    print(f"  {sum(spent.values()) / rounds * 1e6:7.2f} us  in kernels")
+    for kind in sorted(medians, key=medians.__getitem__, reverse=True):
+        print(f"  {medians[kind] * 1e6:7.2f} us  x{calls[kind] // rounds:<3} {kind}")
+    print(f"  {sum(medians.values()) * 1e6:7.2f} us  in kernels (sum of the medians)")
+
+
+def profile(program: Program, rounds: int = 500) -> None:
+    """`plan_profile` of the small step, then the plan against what
+    `Program.run` adds to it."""
+    slots = list(mlp_data(*SHAPES))
+    program.run(slots=slots, in_place=True)  # planned
+    plan_profile(program, slots, rounds)
     medians = interleaved(
         {
             "plan": lambda: program.interpreter.call("main", slots),

@@ -30,6 +30,7 @@ from gradopt.frontend.array import (
     ArrayLike,
     broadcast_shapes,
 )
+from gradopt.frontend.control_flow import fori_loop
 from gradopt.frontend.indexing import _is_index
 from gradopt.frontend.indexing import getitem as basic_getitem
 from gradopt.frontend.lax_numpy import (
@@ -42,9 +43,12 @@ from gradopt.frontend.lax_numpy import (
     reshape,
 )
 from gradopt.frontend.limits import check_size
+from gradopt.frontend.reductions import max as amax
+from gradopt.frontend.scan import cummax
 from gradopt.frontend.trace import error
 from gradopt.frontend.ufuncs import (
     add,
+    equal,
     less,
     less_equal,
     maximum,
@@ -507,10 +511,7 @@ class IndexUpdateRef:
         elif rounds is not None and repeats:
             result = _multiply_rounds(flat_x, where_to, flat_v, rounds.reshape(-1))
         elif repeats:
-            raise error(
-                "x.at[idx].multiply with a traced integer-array index is not "
-                "supported (indices may repeat): use a static index"
-            )
+            result = _multiply_traced(flat_x, where_to, flat_v)
         else:
             result = multiply(flat_x, _set(full((x.size,), 1, data.dtype), where_to,
                                            flat_v, False))  # fmt: skip
@@ -575,3 +576,46 @@ def _multiply_rounds(
         )
         result = multiply(result, factors)
     return result
+
+
+def _traced_occurrences(where_to: Array) -> Array:
+    """`_occurrences` of a traced index (int32): each entry's place in its
+    run of equal positions in the stable sort order."""
+    count = where_to.size
+    order = lax.argsort(where_to, 0)
+    ordered = lax.gather(where_to, order, 0)
+    places = lax.iota(INT32, (count,), 0)
+    differs = not_equal(
+        lax.slice(ordered, [1], [count], [1]),
+        lax.slice(ordered, [0], [count - 1], [1]),
+    )
+    starts = lax.concatenate([full((1,), True), differs], 0)
+    run_start = cummax(where(starts, places, 0))
+    return lax.scatter_add(
+        full((count,), 0, INT32), order, subtract(places, run_start), 0
+    )
+
+
+def _multiply_traced(flat_x: Array, where_to: Array, values: Array) -> Array:
+    """Repeated traced indices: `_multiply_rounds` with the rounds counted
+    at run time, one trip of a `fori_loop` per round (the same multiplies in
+    the same order, so the same bits as the same index given statically)."""
+    if where_to.size == 0:
+        return flat_x
+    rounds = _traced_occurrences(where_to)
+    size, filler = flat_x.size, -0.0 if flat_x.dtype == FLOAT32 else 0
+
+    def one_round(r: Array, result: Array) -> Array:
+        chosen = equal(rounds, r)
+        written = lax.scatter_add(
+            full((size,), filler, flat_x.dtype),
+            where_to,
+            where(chosen, values, filler),
+            0,
+        )
+        hits = lax.scatter_add(
+            full((size,), 0, INT32), where_to, astype(chosen, INT32), 0
+        )
+        return multiply(result, where(not_equal(hits, 0), written, 1))
+
+    return fori_loop(0, add(amax(rounds), 1), one_round, flat_x)

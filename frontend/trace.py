@@ -54,6 +54,12 @@ class Trace:
         self.block = Block(arg_types=arg_types)
         self.constants: dict[object, SSAValue] = {}
         self.functions = Functions() if functions is None else functions
+        self._copies = 0
+
+    def fresh_copy(self) -> int:
+        """A number for a target's copy that no other copy in the trace has."""
+        self._copies += 1
+        return self._copies
 
     def emit(self, op: Operation) -> Operation:
         where = current_location()

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Region
 
@@ -113,8 +113,9 @@ class Traced:
         if current_trace() is not None:
             return self.body(args, kwargs, False)
         try:
-            compiled = self.compile(args, kwargs)
-            leaves = flatten(self._split(args, kwargs)[0])[0]
+            dynamic, static = self._split(args, kwargs)
+            leaves, in_tree = flatten(dynamic)
+            compiled = self._compiled(leaves, in_tree, static)
             inputs = [np.asarray(leaf, _dtype(leaf)) for leaf in leaves]
             try:
                 result = compiled.program.run(args=inputs, backend=self.backend)
@@ -149,14 +150,22 @@ class Traced:
     def compile(self, args: Sequence[Any], kwargs: dict[str, Any]) -> Compiled:
         dynamic, static = self._split(args, kwargs)
         leaves, in_tree = flatten(dynamic)
-        types = [_input_type(leaf) for leaf in leaves]
+        return self._compiled(leaves, in_tree, static)
+
+    def _compiled(
+        self, leaves: list[Any], in_tree: TreeDef, static: tuple[tuple[int, Any], ...]
+    ) -> Compiled:
+        """The cached signature of these leaves, traced and prepared on a miss.
+        The key holds each leaf's dtype and shape, not its `TensorType`:
+        building and hashing those cost more than the rest of a small call."""
         try:
-            key = (in_tree, tuple(types), static)
+            key = (in_tree, tuple(map(_signature, leaves)), static)
             hash(key)
         except TypeError:
             raise error("static arguments must be hashable") from None
         if (known := self.cache.get(key)) is not None:
             return known
+        types = [_input_type(leaf) for leaf in leaves]
         active = Trace(types)
         with tracing(active):
             inputs = iter(Array(active, a) for a in active.block.args)
@@ -201,6 +210,16 @@ def _budget() -> int:
 
 def _dtype(leaf: object) -> np.dtype:
     return scalar_dtype(leaf) if is_scalar(leaf) else np.asarray(leaf).dtype
+
+
+def _signature(leaf: object) -> object:
+    """What of `leaf` selects the traced signature, as `_input_type` reads
+    it: the canonical dtype and the shape (its errors where it has some)."""
+    if isinstance(leaf, np.ndarray | np.generic):
+        return canonical_dtype(leaf.dtype), leaf.shape
+    if is_scalar(leaf) and (not isinstance(leaf, int) or fits_i32(leaf)):
+        return scalar_dtype(leaf), ()
+    return _input_type(leaf)
 
 
 def _input_type(leaf: object) -> TensorType:
@@ -279,11 +298,20 @@ def _targets(
                     "values can be differentiated"
                 )
         if not fresh:
-            arrays = [emit(CastOp(a.value, a.type)) for a in arrays]
+            arrays = [_target_copy(a) for a in arrays]
         values[i] = tree.unflatten(iter(arrays))
         targets += arrays
         trees.append(tree)
     return values, targets, trees
+
+
+def _target_copy(x: Array) -> Array:
+    """A copy of `x` to differentiate with respect to, numbered so that no
+    two copies are twins (SPEC §4 rule 6): two gradients taken at one point
+    are two targets, as in JAX, whatever `cse` would make of equal copies."""
+    copy = CastOp(x.value, x.type)
+    copy.attributes["grad.copy"] = IntegerAttr(trace().fresh_copy(), i64)
+    return emit(copy)
 
 
 def _argnums(argnums: int | Sequence[int]) -> tuple[int, ...]:

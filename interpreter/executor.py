@@ -412,7 +412,8 @@ class _PlanBuilder:
             if isinstance(op, ReturnOp | YieldOp | ConditionOp):
                 outputs = tuple(self.index[v] for v in op.operands)
                 break
-            self.add(op)
+            if not _computed_later(op):
+                self.add(op)
         carried = range(kept + 1, len(inputs)) if loop else range(0)
         steps, owned = self.finish(kept, outputs, carried)
         read = {index for step in steps for index in (*step.operands, step.into)}
@@ -688,6 +689,16 @@ class _PlanBuilder:
             steps[made] = steps[made]._replace(out=None, into=slot, free=free)
             dropped.add(position)
         return [step for p, step in enumerate(steps) if p not in dropped]
+
+
+def _computed_later(op: Operation) -> bool:
+    """Whether `op` is a `linalg` op whose value the kernel of a later op
+    computes (`interpreter.fusion`), so that it is no step of its own."""
+    if not op.name.startswith("linalg."):
+        return False
+    from gradopt.interpreter.fusion import absorbed  # see `action`
+
+    return absorbed(op)
 
 
 def _aliases(sharing: dict[int, list[int]], index: int) -> set[int]:

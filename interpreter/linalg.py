@@ -32,14 +32,21 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import ShapedType, f32
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    ShapedType,
+    f32,
+)
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType
-from xdsl.dialects.linalg.ops import IndexOp
+from xdsl.dialects.linalg.ops import FillOp, IndexOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -53,6 +60,8 @@ from xdsl.traits import IsTerminator
 
 from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
+from gradopt.dialect.kernels import select_bits, select_or_zero
+from gradopt.dialect.ops.elementwise import SELECT_BITS_FROM
 from gradopt.dialect.upstream.linalg import MapOp
 from gradopt.interpreter.scalar import (
     REDUCTIONS,
@@ -63,6 +72,9 @@ from gradopt.interpreter.scalar import (
 )
 
 Kernel = Callable[..., Value]
+
+Viewer = Callable[[np.ndarray], np.ndarray]
+"""Sees an operand in the iteration space of a structured op."""
 
 
 # --- operands in the iteration space -----------------------------------------
@@ -117,7 +129,7 @@ def _is_projection(forms: Sequence[_Linear]) -> bool:
 
 def _viewer(
     op: Operation, map: AffineMap, loops: Sequence[int], shape: Sequence[int] | None
-) -> Callable[[np.ndarray], np.ndarray]:
+) -> Viewer:
     """The function that sees an operand of `shape`, read through `map`, in
     the iteration space of `loops` (axes of size 1 for the loops it does not
     depend on); a scalar operand (no shape) is seen as it is."""
@@ -189,7 +201,7 @@ def body_program(
     made = {
         o.results[0]
         for o in ops
-        if len(o.results) == 1 and isinstance(function_of(o), np.ufunc)
+        if len(o.results) == 1 and _takes_out(_selector(o, loops) or function_of(o))
     }
     steps: list[Callable[[Env], None]] = []
     count = len(loops)
@@ -256,11 +268,13 @@ def _body_step(
             env[result] = np.asarray(env[source])[at]
 
         return gather
-    function = function_of(inner)
+    function = _selector(inner, loops) or function_of(inner)
     if function is None:
         raise OpError(op, f"cannot be run: its body holds '{inner.name}'")
     operands = tuple(inner.operands)
-    if not isinstance(function, np.ufunc):
+    if not _takes_out(function) or (
+        isinstance(inner, arith.SelectOp) and inner.lhs is inner.rhs
+    ):  # bits are selected from both sides before either is written
         reusable = ()
 
     def apply(env: Env) -> None:
@@ -274,6 +288,52 @@ def _body_step(
         env[result] = function(*values)
 
     return apply
+
+
+def _selector(inner: Operation, loops: Sequence[int]) -> Kernel | None:
+    """The kernel of an `arith.select` of 4-byte values over at least
+    `SELECT_BITS_FROM` elements: it selects bits, as `grad.where` does (one
+    multiply where a side is a literal of zero bits), the bits `np.where`
+    takes without its branch on each element. None for any other op."""
+    if not isinstance(inner, arith.SelectOp) or math.prod(loops) < SELECT_BITS_FROM:
+        return None
+    dtype = dtype_of(inner.result.type, inner)
+    if dtype.itemsize != 4:
+        return None
+    zero = [i for i in (1, 2) if _zero_bits(inner.operands[i], dtype) is not None]
+    if len(zero) == 1:
+        return partial(select_or_zero, dtype=dtype.type, zero=zero[0])
+    return partial(_select_bits, bits=np.dtype(f"i{dtype.itemsize}"), dtype=dtype)
+
+
+def _select_bits(
+    condition: Value,
+    on_true: Value,
+    on_false: Value,
+    out: np.ndarray | None = None,
+    *,
+    bits: np.dtype,
+    dtype: np.dtype,
+) -> Value:
+    """`kernels.select_bits` for operands that broadcast to the condition's
+    shape (a body's values need not have the iteration space's shape):
+    `b ^ ((a ^ b) * c)`, the bits of `a` where `c`, else those of `b`."""
+    if out is not None:  # of the whole shape: the selecting kernel's own way
+        return select_bits(condition, on_true, on_false, out, dtype=dtype.type)
+    low = np.asarray(on_false).view(bits)
+    high = np.asarray(on_true).view(bits)
+    selected = np.multiply(np.bitwise_xor(high, low), condition)
+    out = selected if isinstance(selected, np.ndarray) else None
+    return np.bitwise_xor(selected, low, out=out).view(dtype)
+
+
+def _takes_out(function: Kernel | None) -> bool:
+    """Whether `function` can write its result into an operand (`out=`): a
+    ufunc, or a bit-selecting `arith.select`, which reads each element of
+    its operands before it writes it."""
+    if isinstance(function, partial):
+        return function.func in (select_or_zero, _select_bits)
+    return isinstance(function, np.ufunc)
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
@@ -442,9 +502,30 @@ def _loop_ranges(op: LinalgStructuredOperation) -> tuple[int, ...]:
         ) from None
 
 
-def structured_kernel(op: LinalgStructuredOperation) -> tuple[Kernel, list[SSAValue]]:
-    """The kernel of a structured op on tensors, and the values it takes: the
-    inputs, the outputs, then the outer values its body reads."""
+@dataclass(frozen=True)
+class Structured:
+    """A structured op prepared for running: the block arguments its body
+    reads with the viewers that see their operands in the iteration space,
+    the outer values the body reads, the body, and how each result is made
+    from the operand values and the body's arrays."""
+
+    op: LinalgStructuredOperation
+    loops: tuple[int, ...]
+    views: tuple[tuple[BlockArgument, Viewer], ...]
+    outer: tuple[SSAValue, ...]
+    body: Callable[[Env], None]
+    results: tuple[_Result, ...]
+
+    def finish(self, values: Sequence[Value], env: Env) -> Value:
+        """The op's result (a tuple for several) once its body has run."""
+        if len(self.results) == 1:
+            return self.results[0].compute(values, env)
+        return tuple(r.compute(values, env) for r in self.results)
+
+
+def prepare(op: LinalgStructuredOperation) -> Structured:
+    """`op` prepared for running; an `OpError` for a form this module does
+    not run."""
     if not op.res:
         raise OpError(op, "cannot be run: only linalg on tensors runs, not on memrefs")
     maps = [m.data for m in op.get_indexing_maps()]
@@ -462,24 +543,30 @@ def structured_kernel(op: LinalgStructuredOperation) -> tuple[Kernel, list[SSAVa
     ]
     terminator = block.last_op
     assert terminator is not None
-    results = [
+    results = tuple(
         _result(op, j, value, maps, loops, reductions, inputs, viewers)
         for j, value in enumerate(terminator.operands)
-    ]
+    )
     skip = {o for r in results for o in r.skipped}
     body = body_program(op, block, loops, skip)
-    views = [(a, viewers[a.index]) for a in block.args if a.uses]
-    outer = captured(op)
-    count = len(operands)
+    views = tuple((a, viewers[a.index]) for a in block.args if a.uses)
+    return Structured(op, loops, views, tuple(captured(op)), body, results)
+
+
+def structured_kernel(op: LinalgStructuredOperation) -> tuple[Kernel, list[SSAValue]]:
+    """The kernel of a structured op on tensors, and the values it takes: the
+    inputs, the outputs, then the outer values its body reads."""
+    prepared = prepare(op)
+    views, outer, body = prepared.views, prepared.outer, prepared.body
+    finish, count = prepared.finish, len(op.inputs) + len(op.outputs)
 
     def kernel(*values: Value) -> Value:
         env: Env = {arg: view(values[arg.index]) for arg, view in views}
         env.update(zip(outer, values[count:], strict=True))
         body(env)
-        computed = [r.compute(values, env) for r in results]
-        return computed[0] if len(computed) == 1 else tuple(computed)
+        return finish(values, env)
 
-    return kernel, [*operands, *outer]
+    return kernel, [*op.inputs, *op.outputs, *outer]
 
 
 @dataclass(frozen=True)
@@ -501,25 +588,53 @@ class _Result:
     operands alone: a contraction, or a reduction of an input as it is."""
     skipped: tuple[Operation, ...]
 
+    parallel: tuple[int, ...]
+    """The sizes of the parallel loops, in order."""
+    permutes: bool
+    """Whether the output's axes are not the parallel loops in order."""
+    zero: Value | None
+    """For a reduction, the init as a scalar when it is a literal of zero
+    bits (`dense<0.0>`, a fill of `0.0`), which the combining op then reads
+    instead of an array of zeros."""
+
     def compute(self, values: Sequence[Value], env: Env) -> np.ndarray:
         reduction = self.reduction
         if self.direct is not None:
             total = self.direct(values)
         elif reduction is not None:
-            e = np.broadcast_to(env[reduction.operand], self.loops)
+            e = env[reduction.operand]
+            if np.shape(e) != self.loops:
+                e = np.broadcast_to(e, self.loops)
             total = reduction.reduce(np.ascontiguousarray(e), self.reductions)
         elif self.reductions:  # the init passes through
             return np.asarray(values[self.init])
         else:
-            total = np.broadcast_to(env[self.yielded], self.loops)
-        parallel = [n for d, n in enumerate(self.loops) if d not in self.reductions]
-        total = np.transpose(np.reshape(total, parallel), self.layout)
+            total = env[self.yielded]
+            if not (isinstance(total, np.ndarray) and total.shape == self.loops):
+                total = np.broadcast_to(total, self.loops)
+        if self.permutes or np.shape(total) != self.parallel:
+            total = np.transpose(np.reshape(total, self.parallel), self.layout)
         if reduction is not None:
-            total = reduction.combine(np.asarray(values[self.init]), total)
+            total = self.combined(reduction.combine, values[self.init], total)
         result = np.asarray(total)
         if result.dtype != self.dtype:
             result = result.astype(self.dtype)
         return result.reshape(self.shape) if result.shape != self.shape else result
+
+    def combined(self, combine: Kernel, init: Value, total: Value) -> Value:
+        """`combine(init, total)`. A reduced `total` is a new array (a
+        NumPy reduction's or matrix product's, or a view of one) that nothing
+        else holds, so a ufunc writes the result over it rather than into
+        another new array: the same operation on the same operands."""
+        if (
+            isinstance(combine, np.ufunc)
+            and isinstance(total, np.ndarray)
+            and total.shape == self.shape
+            and total.dtype == self.dtype
+            and total.flags.writeable
+        ):
+            return combine(init if self.zero is None else self.zero, total, out=total)
+        return combine(np.asarray(init), total)
 
 
 def _result(
@@ -530,7 +645,7 @@ def _result(
     loops: tuple[int, ...],
     reductions: tuple[int, ...],
     inputs: int,
-    viewers: Sequence[Callable[[np.ndarray], np.ndarray]],
+    viewers: Sequence[Viewer],
 ) -> _Result:
     """How result `index`, yielded as `value`, is computed; an `OpError` for a
     form this module does not run."""
@@ -560,25 +675,50 @@ def _result(
         else:
             direct = _direct_reduction(op, reduction, maps, inputs, reductions)
     type = op.res[index].type
+    dtype = dtype_of(type, op)
+    layout = tuple(parallel.index(d) for d in dims)
     return _Result(
         value,
         loops,
         reductions,
-        tuple(parallel.index(d) for d in dims),
+        layout,
         _shape(op.res[index]),
-        dtype_of(type, op),
+        dtype,
         inputs + index,
         reduction,
         direct,
         skipped,
+        tuple(loops[d] for d in parallel),
+        layout != tuple(range(len(layout))),
+        _zero_bits(op.outputs[index], dtype) if reduction is not None else None,
     )
+
+
+def _zero_bits(value: SSAValue, dtype: np.dtype) -> Value | None:
+    """A scalar of zero bits if `value` is a literal tensor of zero bits
+    (`arith.constant dense<0.0>`, or `linalg.fill` of `0.0`; not `-0.0`),
+    else None."""
+    owner = value.owner
+    if isinstance(owner, FillOp):
+        owner = owner.inputs[0].owner
+    if not isinstance(owner, arith.ConstantOp):
+        return None
+    attr = owner.value
+    if isinstance(attr, DenseIntOrFPElementsAttr):
+        if attr.data.data.strip(b"\0"):  # every element's bytes, as stored
+            return None
+    elif not isinstance(attr, IntegerAttr | FloatAttr) or (
+        dtype.type(attr.value.data).tobytes().strip(b"\0")
+    ):
+        return None
+    return dtype.type(0)
 
 
 def _contraction(
     op: LinalgStructuredOperation,
     operands: tuple[int, int],
     maps: Sequence[AffineMap],
-    viewers: Sequence[Callable[[np.ndarray], np.ndarray]],
+    viewers: Sequence[Viewer],
     parallel: Sequence[int],
     loops: Sequence[int],
 ) -> Callable[[Sequence[Value]], np.ndarray]:
@@ -629,6 +769,33 @@ def _direct_reduction(
     return lambda values: np.transpose(
         reduce(np.ascontiguousarray(values[position]), axes), order
     )
+
+
+def direct_inputs(op: LinalgStructuredOperation) -> set[int]:
+    """The inputs that a reduction of `op` reads as they are rather than
+    through its body (a contraction's two operands, `x` of `acc + x`)."""
+    iterators = op.get_iterator_types()
+    reductions = tuple(
+        d for d, kind in enumerate(iterators) if kind.data == IteratorType.REDUCTION
+    )
+    if not reductions:
+        return set()
+    block, inputs = op.body.block, len(op.inputs)
+    maps = [m.data for m in op.get_indexing_maps()]
+    terminator = block.last_op
+    assert terminator is not None
+    read: set[int] = set()
+    for j, value in enumerate(terminator.operands):
+        reduction = _reduction_of(op, block, value, block.args[inputs + j])
+        if reduction is None:
+            continue
+        if (pair := _contraction_of(block, reduction, inputs)) is not None:
+            read.update(pair)
+        elif _direct_reduction(op, reduction, maps, inputs, reductions) is not None:
+            operand = reduction.operand
+            assert isinstance(operand, BlockArgument)
+            read.add(operand.index)
+    return read
 
 
 def _summed(

@@ -106,14 +106,39 @@ def _slices(
     return slices
 
 
+def _slices_by_shape(
+    op: tensor.ExtractSliceOp | tensor.InsertSliceOp,
+) -> Callable[[tuple[int, ...]], Callable[[Sequence[Value]], tuple[slice, ...]]]:
+    """`_slices` of `op` for an operand whose shape is known only when it runs,
+    worked out again only when that shape changes: a loop reads a tape of
+    run-time length at each iteration, and reading the op's offsets, sizes and
+    strides each time took two thirds of a nested while loop's gradient. The
+    shape and its slices are kept as one tuple, replaced whole (threads may
+    share the kernel)."""
+    known: list[tuple[tuple[int, ...], Callable[[Sequence[Value]], tuple[slice, ...]]]]
+    known = []
+
+    def slices(
+        shape: tuple[int, ...],
+    ) -> Callable[[Sequence[Value]], tuple[slice, ...]]:
+        if known and (last := known[0])[0] == shape:
+            return last[1]
+        found = _slices(op, shape)
+        known[:] = [(shape, found)]
+        return found
+
+    return slices
+
+
 def _extract_slice(op: tensor.ExtractSliceOp) -> Kernel:
     _static(op, op.result)
     shape = _shape(op.result)
     if any(d < 0 for d in _shape(op.source)):
+        by_shape = _slices_by_shape(op)
 
         def extract(source: Value, *offsets: Value) -> np.ndarray:
             array = np.asarray(source)
-            return array[_slices(op, array.shape)(offsets)].reshape(shape)
+            return array[by_shape(array.shape)(offsets)].reshape(shape)
 
         return extract
     slices = _slices(op, _shape(op.source))
@@ -129,6 +154,7 @@ def _insert_slice(op: tensor.InsertSliceOp) -> Kernel:
     _static(op, op.source)
     dynamic = any(d < 0 for d in _shape(op.dest))
     slices = None if dynamic else _slices(op, _shape(op.dest))
+    by_shape = _slices_by_shape(op)
     sizes = tuple(int(v) for v in op.static_sizes.get_values())
     same = _shape(op.source) == sizes  # else rank-reduced: a reshape first
 
@@ -136,7 +162,7 @@ def _insert_slice(op: tensor.InsertSliceOp) -> Kernel:
         source: Value, dest: Value, *offsets: Value, out: np.ndarray | None = None
     ) -> np.ndarray:
         result = np.array(dest) if out is None else out
-        at = _slices(op, result.shape) if slices is None else slices
+        at = by_shape(result.shape) if slices is None else slices
         result[at(offsets)] = source if same else np.asarray(source).reshape(sizes)
         return result
 

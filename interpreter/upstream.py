@@ -24,6 +24,7 @@ from gradopt.dialect.errors import OpError
 from gradopt.dialect.upstream.linalg import MapOp
 from gradopt.interpreter import linalg as structured
 from gradopt.interpreter import tensor
+from gradopt.interpreter.fusion import kernel_of as chain_kernel
 from gradopt.interpreter.scalar import (
     REDUCTIONS,
     Value,
@@ -67,7 +68,7 @@ def kernel_of(
     if (found := tensor.kernel_of(op)) is not None:
         return found
     if isinstance(op, LinalgStructuredOperation):
-        return structured.structured_kernel(op)
+        return chain_kernel(op)
     if isinstance(op, BroadcastOp):
         return _broadcast(op), [op.input, op.init]
     if isinstance(op, ReduceOp):

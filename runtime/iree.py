@@ -365,7 +365,8 @@ class IreeModule:
                 outputs = self._invoke(entry, arguments)
             else:  # scalars and bools as IREE's own call converts them
                 outputs = self.functions[entry](*arguments)
-        except (RuntimeError, ValueError) as error:
+        except (RuntimeError, ValueError, IndexError) as error:
+            # IREE raises its statuses as these (OUT_OF_RANGE as IndexError)
             if "RESOURCE_EXHAUSTED" in str(error):
                 raise BackendError(f"IREE ran out of memory running @{entry}") from None
             raise BackendError(f"IREE failed running @{entry}: {error}") from None

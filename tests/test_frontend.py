@@ -190,6 +190,26 @@ def test_a_signature_is_traced_once() -> None:
     assert len(f.cache) == 3
 
 
+def test_the_signature_key_reads_inputs_as_the_trace_types_them() -> None:
+    """The cache's key is each input's dtype and shape, not its TensorType:
+    a Python float, a float32 scalar and a 0-d float32 array are one
+    signature, and the key still refuses what typing the input refuses."""
+    traces = []
+
+    @gradopt.jit
+    def f(x: Any) -> Any:
+        traces.append(x.dtype)
+        return x + 1
+
+    for x in (2.0, np.float32(3.0), np.array(4.0, np.float32)):
+        f(x)
+    assert traces == [np.float32] and len(f.cache) == 1
+    with pytest.raises(GradoptError, match="out of range for int32"):
+        f(1 << 40)
+    with pytest.raises(GradoptError, match="not float64"):
+        f(np.float64(1.0))
+
+
 def test_static_arguments_are_part_of_the_signature_by_value() -> None:
     traces = []
 
@@ -643,3 +663,22 @@ def test_the_traceback_of_a_mistake_shows_the_users_frames_only() -> None:
     internal = [name for name in files if "/frontend/" in name or "/gradopt/" in name]
     assert len(internal) == 1  # the boundary that re-raises, nothing below it
     assert files[-1] == __file__
+
+
+def test_two_gradients_at_one_point_are_two_targets() -> None:
+    """Two inner gradients taken at the same point, one's loss reading the
+    other's result: the copies made to differentiate are not twins (SPEC §4
+    rule 6), so the program is valid and the outer gradient is JAX's."""
+
+    def f(x: Any, y: Any) -> Any:
+        return gnp.sum(gnp.sin(x) * y)
+
+    def outer(y: Any) -> Any:
+        x0 = gnp.ones(3)
+        a = gradopt.grad(f)(x0, y)
+        b = gradopt.grad(lambda x: gnp.sum(x * x * a))(x0)
+        return gnp.sum(b * y)
+
+    y = np.array([0.5, -1.0, 2.0], np.float32)
+    # d/dy sum(2 cos(1) y * y) = 4 cos(1) y
+    np.testing.assert_allclose(gradopt.grad(outer)(y), 4 * np.cos(1.0) * y, rtol=1e-6)

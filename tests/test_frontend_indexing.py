@@ -304,3 +304,30 @@ def test_sorting_agrees_with_jax() -> None:
         np.testing.assert_array_equal(np.asarray(w), g)
     jax_grad = jax.jit(jax.grad(lambda v: jnp.sum(jax_f(v)[1])))(v)
     np.testing.assert_array_equal(gradopt.grad(lambda v: ours(v)[1].sum())(v), jax_grad)
+
+
+def test_at_multiply_with_a_traced_repeated_index() -> None:
+    """One multiply per round of repeated positions, the rounds counted at
+    run time: the bits of NumPy's `multiply.at` and of the same index given
+    statically, and the gradient in both arguments' positions."""
+    i = np.array([1, 3, 1, 1, -1], np.int32)
+    v = np.float32([3.0, -0.0, 5.0, 0.5, np.nan])
+    traced = gradopt.jit(lambda x, i: x.at[0, i].multiply(v))
+    want = X.copy()
+    np.multiply.at(want[0], i, v)
+    assert traced(X, i).tobytes() == want.tobytes()
+    static = gradopt.jit(lambda x: x.at[0, [1, 3, 1, 1, -1]].multiply(v))(X)
+    assert static.tobytes() == want.tobytes()
+
+    def loss(x: Any, i: Any) -> Any:
+        return (x.at[0, i].multiply(x[1]) * X).sum()
+
+    def reference(x: np.ndarray) -> float:
+        y = x.copy()
+        np.multiply.at(y[0], i[:4], x[1])
+        return float((y * X).sum())
+
+    x = (np.arange(12).reshape(3, 4) * 0.25 - 1.0).astype(np.float32)
+    got = gradopt.grad(loss)(x, i[:4])
+    want_grad = central_difference(reference, [x], 0, h=1e-3)
+    np.testing.assert_allclose(got, want_grad, rtol=1e-5, atol=1e-4)

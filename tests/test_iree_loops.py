@@ -8,6 +8,7 @@ upstream ops. The IREE test skips without the `iree` extra."""
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 
 import numpy as np
@@ -98,10 +99,15 @@ def test_every_tensor_a_branch_yields_becomes_a_copy() -> None:
     assert str(module).count('"util.optimization_barrier"') == 4
 
 
+@functools.cache
+def both_on_iree() -> gradopt.Program:
+    return gradopt.Program(BRANCHY + CARRIED)
+
+
 @pytest.mark.skipif(not HAVE_IREE, reason="needs the iree extra")
 def test_loops_with_run_time_trip_counts_and_branches_run_on_iree() -> None:
     """Both functions in one module, compiled once."""
-    program = gradopt.Program(BRANCHY + CARRIED)
+    program = both_on_iree()
     x, w = np.array([0.4, -0.7], np.float32), np.array([1.3, 0.6], np.float32)
     for entry in ("main", "carried"):
         for n in (0, 1, 6):
@@ -110,3 +116,23 @@ def test_loops_with_run_time_trip_counts_and_branches_run_on_iree() -> None:
             expected = program.run(args=args, entry=entry).results
             for found, value in zip(on_iree, expected, strict=True):
                 np.testing.assert_allclose(found, value, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.skipif(not HAVE_IREE, reason="needs the iree extra")
+def test_a_failure_inside_iree_is_a_located_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """IREE raises some statuses as `IndexError` (OUT_OF_RANGE, as a run-time
+    shaped copy in particle's gradient gave): they are errors for people."""
+    program = both_on_iree()
+    args = [np.zeros(2, np.float32), np.zeros(2, np.float32), np.array(1, np.int32)]
+    program.run(args=args, backend="iree")
+    module = program.iree_module
+    assert module is not None
+
+    def out_of_range(*_: object) -> None:
+        raise IndexError("OUT_OF_RANGE; indirect buffer reference slot 0")
+
+    monkeypatch.setattr(module, "_invoke", out_of_range)
+    with pytest.raises(gradopt.GradoptError, match="IREE failed running @main: OUT"):
+        program.run(args=args, backend="iree")

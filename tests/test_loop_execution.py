@@ -373,3 +373,22 @@ def test_a_loop_body_from_0_by_1_drops_its_index_arithmetic() -> None:
     assert [n for n in reverse if n.startswith("arith.") and n.endswith("i")] == [
         "arith.subi"  # n - 1 - k
     ]
+
+
+def test_a_tape_of_run_time_length_is_sliced_at_each_length() -> None:
+    """A while loop's reverse sweep reads a tape whose length is known only
+    when it runs; the slices worked out for one length must not be reused
+    for another (the kernel keeps those of the last shape)."""
+    from gradopt import lax
+
+    def power(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+        def step(carry: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+            return carry[0] * x, carry[1] + 1
+
+        return lax.while_loop(lambda carry: carry[1] < n, step, (x, 0))[0]
+
+    derivative = gradopt.jit(gradopt.grad(power))
+    x = np.float32(1.1)
+    for n in (3, 5, 3, 0):
+        expected = (n + 1) * np.float64(x) ** n
+        assert float(derivative(x, np.int32(n))) == pytest.approx(expected, rel=1e-6)

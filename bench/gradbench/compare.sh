@@ -11,9 +11,14 @@
 # EVAL_PYTHON: a Python with GradBench's `gradbench` package (pip install -e
 # python/gradbench), pydantic, scipy and jax; gradopt's tool runs with the
 # Python of this shell. Every tool is held to one thread (the C++ tool is
-# built single-threaded, GradBench's jax tool pins itself to one CPU).
+# built single-threaded, GradBench's jax tool pins itself to one CPU, PyTorch
+# and gradopt run with one OpenMP and BLAS thread: on this shared 2-core
+# machine PyTorch's default threads made its lse 25 ms instead of 0.05 ms).
 # The sizes are those below (GradBench's defaults reach further; see
-# RESULTS.md). The table: python bench/gradbench/run.py table LOGDIR/*.jsonl
+# RESULTS.md). TOOLS (default: all five) picks the tools, EVAL_ARGS adds
+# options to every eval (e.g. "--min-runs 3", so that JAX's compiling first
+# run is not its only one). The tables: python bench/gradbench/run.py table
+# LOGDIR/*.jsonl; gradopt beside the fastest peer: run.py versus LOGDIR/*.jsonl
 set -euo pipefail
 checkout=$(realpath "$1") eval_python=$2 logs=$(realpath -m "$3")
 shift 3
@@ -29,7 +34,7 @@ declare -A sizes=(
   [ode]="-n 1000 10000 -s 1 10 100"
   [ba]="--min 1 --max 6"
   [ht]="--min 1 --max 3 --model small"
-  [lstm]="-l 2 -c 1024"
+  [lstm]="-l 2 4 -c 1024 4096"
   [particle]=""
   [saddle]=""
 )
@@ -39,11 +44,11 @@ declare -A tools=(
   [jax]="$eval_python python/gradbench/gradbench/tools/jax/run.py"
   [jax-blocking]="$eval_python $here/blocking_jax.py $checkout"
   [manual]="$eval_python -m gradbench.cpp manual"
-  [pytorch]="$eval_python python/gradbench/gradbench/tools/pytorch/run.py"
+  [pytorch]="$single $eval_python python/gradbench/gradbench/tools/pytorch/run.py"
 )
 has() { grep -qx "$2" "$checkout/tools/$1/evals.txt" 2>/dev/null; }
 for name in "${@:-${!sizes[@]}}"; do
-  for tool in gradopt jax jax-blocking manual pytorch; do
+  for tool in ${TOOLS:-gradopt jax jax-blocking manual pytorch}; do
     case $tool in
       gradopt) ;;
       jax-blocking) has jax "$name" || continue ;;
@@ -53,7 +58,7 @@ for name in "${@:-${!sizes[@]}}"; do
     esac
     echo "== $name: $tool" >&2
     python "$here/run.py" run --cwd "$checkout" -o "$logs/$name-$tool.jsonl" \
-      --eval "$eval_python -m gradbench.evals.$name.run ${sizes[$name]}" \
+      --eval "$eval_python -m gradbench.evals.$name.run ${sizes[$name]} ${EVAL_ARGS:-}" \
       --tool "${tools[$tool]}" || echo "$name: $tool: the eval failed" >&2
   done
 done

@@ -16,13 +16,21 @@ mean `evaluate` time of the primal and of the derivative (the mean is what
 GradBench's summary scores), their ratio, the means without the first run
 (which holds the JIT compilation of tools that compile on first use), the
 tool's one-time `prepare` timings where it reports them, and the first run.
+
+`versus` reads the same logs and sets gradopt's derivative time beside its
+peers' (by default `jax-blocking` and `pytorch`), size by size: each tool's
+steady time (the median of the runs after the first, which holds JAX's
+compilation; a tool that ran once has none), the faster peer, gradopt's time
+over the faster peer's, and gradopt's derivative/primal ratio.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import shlex
+import statistics
 import subprocess
 import sys
 import time
@@ -45,6 +53,10 @@ PRIMAL_AND_DERIVATIVE = {
 }
 """The primal and the derivative function of each eval, as GradBench's
 summary pairs them."""
+
+MODES = ("rr", "ff", "fr", "rf")
+"""The functions of `particle` and `saddle`, in the order their evals send
+them: one computation with its two gradients in reverse or forward mode."""
 
 
 def run(eval_command: str, tool_command: str, log: IO[str], cwd: Path) -> int:
@@ -113,6 +125,7 @@ class Row:
     """One size of one eval for one tool."""
 
     valid: dict[str, bool] = field(default_factory=dict)
+    runs: dict[str, list[int]] = field(default_factory=dict)
     mean: dict[str, float] = field(default_factory=dict)
     first: dict[str, float] = field(default_factory=dict)
     later: dict[str, float] = field(default_factory=dict)
@@ -154,6 +167,9 @@ def read(log: Path) -> Log:
             row = found.sizes.setdefault(message.get("description", "-"), Row())
             function = message["function"]
             runs, prepared = timed(response, "evaluate"), timed(response, "prepare")
+            # an eval that sends one size several times (hello) gets one row
+            runs = row.runs.setdefault(function, []) + runs
+            row.runs[function] = runs
             if runs:
                 row.mean[function] = sum(runs) / len(runs) / 1e9
                 row.first[function] = runs[0] / 1e9
@@ -186,10 +202,10 @@ def pair(row: dict[str, float], functions: tuple[str, str]) -> str:
     return " / ".join(seconds(row.get(f)) for f in functions)
 
 
-def table(logs: list[Path], names: list[str]) -> Iterator[str]:
-    """Markdown lines: one table per eval, a row per size and tool. A tool is
-    named by `names`, else by its log's name when that is EVAL-TOOL.jsonl (as
-    compare.sh writes them), else by its answer to `start`."""
+def named(logs: list[Path], names: list[str]) -> dict[str, list[tuple[str, Log]]]:
+    """The logs by eval, each with its tool's name: from `names`, else from
+    the log's name when that is EVAL-TOOL.jsonl (as compare.sh writes them),
+    else the tool's answer to `start`."""
     by_eval: dict[str, list[tuple[str, Log]]] = {}
     for i, path in enumerate(logs):
         log = read(path)
@@ -197,10 +213,37 @@ def table(logs: list[Path], names: list[str]) -> Iterator[str]:
         name = stem[1] if len(stem) == 2 and stem[0] == log.eval else log.tool
         name = names[i] if i < len(names) else name
         by_eval.setdefault(log.eval, []).append((name, log))
+    return by_eval
+
+
+def modes_table(tools: list[tuple[str, Log]]) -> Iterator[str]:
+    """Markdown lines for an eval of MODES: a row per size and tool with
+    each function's validity, mean time and one-time preparation."""
+    yield f"| size | tool | valid ({'/'.join(MODES)}) | {' | '.join(MODES)} | prepare |"
+    yield "|---|---|---|" + "---|" * len(MODES) + "---|"
+    for name, log in tools:
+        for size, row in log.sizes.items():
+            valid = "/".join(
+                "-" if v is None else ("yes" if v else "**no**")
+                for v in (row.valid.get(f) for f in MODES)
+            )
+            times = " | ".join(seconds(row.mean.get(f)) for f in MODES)
+            prepare = pair(row.prepare, MODES)
+            yield f"| {size} | {name} | {valid} | {times} | {prepare} |"
+
+
+def table(logs: list[Path], names: list[str]) -> Iterator[str]:
+    """Markdown lines: one table per eval, a row per size and tool (see
+    `named` for the tools' names)."""
+    by_eval = named(logs, names)
     for eval_name, tools in by_eval.items():
         functions = PRIMAL_AND_DERIVATIVE.get(eval_name, ("primal", "derivative"))
         yield f"### {eval_name}"
         yield ""
+        if eval_name in ("particle", "saddle"):
+            yield from modes_table(tools)
+            yield ""
+            continue
         yield (
             f"| size | tool | valid | {functions[0]} | {functions[1]} | ratio "
             "| without the first run | prepare | first run |"
@@ -231,6 +274,69 @@ def table(logs: list[Path], names: list[str]) -> Iterator[str]:
         yield ""
 
 
+def steady(row: Row, function: str) -> float | None:
+    """The median time of `function`'s runs after the first, or None if it
+    ran once (for a tool that compiles on its first call, that run is the
+    compilation). The median, not the mean GradBench scores: on a shared
+    machine a few runs stall for tens of milliseconds."""
+    later = row.runs.get(function, [])[1:]
+    return statistics.median(later) / 1e9 if later else None
+
+
+def versus(logs: list[Path], tool: str, peers: list[str]) -> Iterator[str]:
+    """Markdown lines: per eval that `tool` and at least one of `peers` ran,
+    a row per size with the derivative's steady time of each, the faster
+    peer, `tool`'s time over the faster peer's and `tool`'s derivative/primal
+    ratio; then how many sizes `tool` was at most the faster peer's time and
+    the geometric mean of that quotient over the sizes."""
+    by_eval = {eval_name: dict(tools) for eval_name, tools in named(logs, []).items()}
+    for eval_name, tools in by_eval.items():
+        present = [peer for peer in peers if peer in tools]
+        if tool not in tools or not present:
+            continue
+        primal, derivative = PRIMAL_AND_DERIVATIVE.get(
+            eval_name, ("primal", "derivative")
+        )
+        yield f"### {eval_name}: {derivative}"
+        yield ""
+        yield (
+            f"| size | {tool} | {' | '.join(present)} | faster peer "
+            f"| {tool} / faster | {tool}'s {derivative} / {primal} |"
+        )
+        yield "|---|" + "---|" * (len(present) + 4)
+        quotients: list[float] = []
+        for size, row in tools[tool].sizes.items():
+            own = steady(row, derivative)
+            times = {
+                peer: steady(tools[peer].sizes[size], derivative)
+                for peer in present
+                if size in tools[peer].sizes
+            }
+            known = {peer: t for peer, t in times.items() if t is not None}
+            best = min(known, key=known.__getitem__) if known else None
+            quotient = "-"
+            if own is not None and best is not None:
+                quotients.append(own / known[best])
+                quotient = f"{quotients[-1]:.2f}"
+            base = steady(row, primal)
+            ratio = f"{own / base:.1f}" if own and base else "-"
+            cells = " | ".join(seconds(times.get(peer)) for peer in present)
+            yield (
+                f"| {size} | {seconds(own)} | {cells} | {best or '-'} "
+                f"| {quotient} | {ratio} |"
+            )
+        if quotients:
+            wins = sum(q <= 1 for q in quotients)
+            mean = math.exp(sum(map(math.log, quotients)) / len(quotients))
+            yield ""
+            yield (
+                f"{tool} at most the faster peer's time on {wins} of "
+                f"{len(quotients)} sizes; geometric mean of {tool} / faster: "
+                f"{mean:.2f}"
+            )
+        yield ""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -242,11 +348,20 @@ def main() -> None:
     tabling = commands.add_parser("table", help="the table of some logs")
     tabling.add_argument("logs", type=Path, nargs="+")
     tabling.add_argument("--tool-names", nargs="*", default=[])
+    against = commands.add_parser("versus", help="gradopt beside its peers")
+    against.add_argument("logs", type=Path, nargs="+")
+    against.add_argument("--tool", default="gradopt")
+    against.add_argument("--peers", nargs="+", default=["jax-blocking", "pytorch"])
     options = parser.parse_args()
     if options.command == "run":
         with options.output.open("w") as log:
             sys.exit(run(options.eval, options.tool, log, options.cwd))
-    for line in table(options.logs, options.tool_names):
+    lines = (
+        table(options.logs, options.tool_names)
+        if options.command == "table"
+        else versus(options.logs, options.tool, options.peers)
+    )
+    for line in lines:
         print(line)
 
 

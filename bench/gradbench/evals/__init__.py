@@ -4,14 +4,13 @@ Each module has `FUNCTIONS`, the eval's functions by the names the eval sends
 in `evaluate` messages. A `Function` keeps apart what GradBench keeps apart:
 reading the float64 JSON input into float32 arrays, the traceable computation
 (which `tool.py` jits on the chosen backend and times), and turning the result
-back into the eval's JSON shape. The evals gradopt cannot do well are in
-`MISSING`, with the reason `define` gives.
+back into the eval's JSON shape.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -40,30 +39,15 @@ class Function:
     static_argnums: tuple[int, ...] = ()
 
 
-IMPLEMENTED = ("hello", "lse", "llsq", "gmm", "kmeans", "det", "ba", "ht", "ode")
-
-MISSING: Mapping[str, str] = {
-    "lstm": (
-        "gradopt has no loop construct in its front end yet (issue: control "
-        "flow); the LSTM's loop over a sequence of up to 8192 characters would "
-        "have to be unrolled into the trace, which does not scale"
-    ),
-    "particle": (
-        "the eval runs gradient descent and Euler integration until a "
-        "run-time condition holds; gradopt's front end has no while loop yet"
-    ),
-    "saddle": (
-        "the eval runs nested gradient descent until convergence, a loop of "
-        "run-time length; gradopt's front end has no while loop yet"
-    ),
-}
+IMPLEMENTED = (
+    "hello", "lse", "llsq", "gmm", "kmeans", "det", "ba", "ht", "ode", "lstm",
+    "particle", "saddle",
+)  # fmt: skip
 
 
 def load(name: str) -> ModuleType:
     """The module of eval `name`; `KeyError` with the reason if gradopt has
     none."""
-    if name in MISSING:
-        raise KeyError(MISSING[name])
     if name not in IMPLEMENTED:
         raise KeyError(f"gradopt knows no eval named {name!r}")
     return importlib.import_module(f"{__name__}.{name}")
