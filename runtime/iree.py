@@ -48,6 +48,7 @@ from gradopt.dialect.context import make_context
 from gradopt.passes.convert_grad_to_standard import ConvertGradToStandardPass
 from gradopt.runtime.buffers import importable
 from gradopt.runtime.iree_branches import copy_branch_results
+from gradopt.runtime.iree_driver import driver_for
 from gradopt.support import environment, files
 
 INSTALL_HINT = (
@@ -69,7 +70,8 @@ matrix products in IREE's tiled layouts and hand-written kernels: chosen by
 on the large MLP step and no slower on the small one."""
 
 DRIVER = "local-task"
-"""IREE's multithreaded CPU runtime."""
+"""IREE's multithreaded CPU runtime; `load` chooses by the program's size
+(`gradopt.runtime.iree_driver`)."""
 
 
 CACHE_LIMIT_VARIABLE = "GRADOPT_CACHE_MAX_BYTES"
@@ -336,6 +338,11 @@ class IreeModule:
         }
         self.dtypes = {int(e): d for d, e in self.element_types.items()}
         self.mappable = int(runtime.MemoryType.HOST_VISIBLE)
+        # read once: each enum lookup of the bindings costs a call's microsecond
+        self.device_local = runtime.MemoryType.DEVICE_LOCAL
+        self.imported = self.device_local | runtime.MemoryType.HOST_VISIBLE
+        self.usage = runtime.BufferUsage.DEFAULT
+        self.driver = driver
         self.context = runtime.SystemContext(config=_config(driver))
         self.device = self.context.config.device
         try:
@@ -401,23 +408,20 @@ class IreeModule:
     def _view(self, argument: np.ndarray) -> object:
         """A buffer view of `argument`: of its own memory if IREE can read it
         in place (see `gradopt.runtime.buffers`), else of IREE's copy."""
-        runtime, element = self.runtime, self.element_types[argument.dtype]
-        memory = runtime.MemoryType.DEVICE_LOCAL
+        element = self.element_types[argument.dtype]
         allocator = self.device.allocator
         if not importable(argument):
             return allocator.allocate_buffer_copy(
-                memory_type=memory,
-                allowed_usage=runtime.BufferUsage.DEFAULT,
+                memory_type=self.device_local,
+                allowed_usage=self.usage,
                 device=self.device,
-                buffer=np.ascontiguousarray(argument),
+                buffer=np.asarray(argument, order="C"),  # 0-d stays 0-d
                 element_type=element,
             )
         buffer = allocator.import_host_allocation(
-            argument,
-            memory_type=memory | runtime.MemoryType.HOST_VISIBLE,
-            allowed_usage=runtime.BufferUsage.DEFAULT,
+            argument, memory_type=self.imported, allowed_usage=self.usage
         )
-        return runtime.HalBufferView(buffer, argument.shape, element)
+        return self.runtime.HalBufferView(buffer, argument.shape, element)
 
     def _host(self, output: Any, inputs: Sequence[np.ndarray]) -> np.ndarray:
         """A result as a NumPy array: IREE's buffer mapped, not copied, unless
@@ -445,11 +449,12 @@ def load(module: ModuleOp) -> IreeModule:
     discarded and compiled again."""
     _import("iree.runtime")  # a missing runtime is reported before compiling
     text = lower(module)
+    driver = driver_for(module)
     try:
-        return IreeModule(compile_text(text))
+        return IreeModule(compile_text(text), driver)
     except BackendError as error:
         path = entry_path(text)
         if not path.exists():
             raise
         _discard(path, str(error))
-        return IreeModule(_compile(text))
+        return IreeModule(_compile(text), driver)

@@ -36,7 +36,6 @@ from gradopt.dialect.types import Value, dtype_of, is_i1, is_value_type, layout_
 from gradopt.dialect.verifier import verify_module
 from gradopt.interpreter import Interpreter
 from gradopt.runtime.background import BackgroundCompile
-from gradopt.runtime.buffers import aligned_copy, importable
 from gradopt.runtime.threads import blas_threads_for, largest_product
 from gradopt.support import determinism, environment
 from gradopt.support.caches import BoundedCache, module_bytes
@@ -249,6 +248,7 @@ class Program:
                 tuple(map(_Layout.of, signature.slots)),
                 tuple(map(_Layout.of, signature.args)),
                 order,
+                tuple(map(_Layout.of, signature.results)),
             )
         return known
 
@@ -377,9 +377,7 @@ class Program:
             count = len(signature.results)
             results = [
                 np.asarray(value, layout.dtype)  # IREE gives a scalar as a float
-                for value, layout in zip(
-                    values[:count], map(_Layout.of, signature.results), strict=True
-                )
+                for value, layout in zip(values[:count], known.results, strict=True)
             ]
             if not in_place:
                 return _result(signature, results, values[count:], "iree")
@@ -479,7 +477,7 @@ class Program:
         """Fresh arrays for `layouts`: the given values converted and checked,
         or zeros; `given` is a sequence, or a mapping by index or by name.
         `read_only`: for a run that only reads its inputs (IREE's), an input
-        is not copied if IREE can read it in place (`checked`)."""
+        of the right dtype and order is not copied (`checked`)."""
         parameter = f"{kind}s"
         if given is None:
             by_index: dict[int, object] = {}
@@ -572,8 +570,8 @@ class Program:
         """A fresh C-ordered array of `layout` holding `value` (`kind`
         `index`: slot 0, say) converted as `numpy.asarray(value, dtype)`
         converts it, or zeros for None. With `read_only`, `value` itself if
-        it is such an array and IREE can read it in place, else a copy that
-        it can (`gradopt.runtime.buffers`)."""
+        it is such an array (IREE reads it in place if it can, else copies
+        it: `gradopt.runtime.buffers`)."""
         dtype, shape, type = layout.dtype, layout.shape, layout.type
         if value is None:
             try:
@@ -596,8 +594,6 @@ class Program:
                 f"expected {dtype} data of shape {shape} for {type}, got "
                 f"{_described(value)} of shape {array.shape}",
             )
-        if read_only and not importable(array):
-            array = aligned_copy(array)
         return array
 
 
@@ -712,12 +708,14 @@ class _Layout(NamedTuple):
 
 class _Entry(NamedTuple):
     """An entry function's signature, the layouts of its slots and staged
-    inputs, and `order`: for each argument, whether it is a slot."""
+    inputs, `order`: for each argument, whether it is a slot, and the
+    layouts of its results."""
 
     signature: Signature
     slots: tuple[_Layout, ...]
     args: tuple[_Layout, ...]
     order: tuple[bool, ...]
+    results: tuple[_Layout, ...]
 
 
 def input_mismatch(type: MemRefType | Value, array: np.ndarray) -> str | None:

@@ -1,0 +1,231 @@
+"""Training steps on IREE through `Program.run` against JAX jit (issue 25,
+item 2; targets: large MLP step <= 0.8x JAX, small step, CNN and attention
+<= 1.0x).
+
+Steps: `large` (MLP SGD step, batch 256, 784 -> 512 -> 10), `small` (batch
+64, 64 -> 32 -> 10), `cnn` (the stride-1 convolution of `bench/models.py` at
+its large size: 8 images of 16 channels, 32x32, 32 output channels; the
+program also holds the stride-2 function, compiled but not run, and returns
+the convolution's output besides the loss and gradients JAX returns) and
+`attention` (128 positions, model dim 256, 8 heads), all float32.
+
+For each step the program is compiled once (with gradopt's flags, or those
+named by `--flags`) and loaded once per runtime driver; then, in one process,
+the sides are called in turn round after round (a busy minute of the shared
+machine slows all alike), and the medians are printed with their ratio to
+JAX:
+
+- jax jit: `jax.jit(jax.value_and_grad(...))` on arrays already on the
+  device, `block_until_ready`;
+- run DRIVER: `Program.run(..., backend="iree")` on 64-byte aligned arrays
+  (read in place, as a training loop feeds back the results of the last
+  step, which IREE allocated aligned);
+- bare DRIVER: the compiled function invoked on buffer views made once, as
+  `iree-benchmark-module` calls it: what is left when the call path costs
+  nothing.
+
+The load average (`os.getloadavg`) is printed before and after each step.
+
+    python bench/ahead_of_jax.py [--rounds 30] [--steps large,small,cnn,attention]
+                                 [--drivers local-task,local-sync] [--flags host]
+    python bench/ahead_of_jax.py --call-path --rounds 2000
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from interpreter_speed import EXAMPLE, jax_step, mlp_data, mlp_program
+from iree_call import DEVICE, FLAGS, bare_call
+from models import (
+    ATTENTION_SIZES,
+    CONV2D_SIZES,
+    attention_data,
+    attention_program,
+    conv2d_data,
+    conv2d_program,
+    jax_attention,
+    jax_conv2d,
+)
+from small_step import interleaved
+
+from gradopt import Program
+from gradopt.runtime import iree
+from gradopt.runtime.buffers import aligned_copy
+from gradopt.runtime.iree_driver import driver_for
+
+MLP_SHAPES = {"large": (256, 784, 512, 10), "small": (64, 64, 32, 10)}
+GRADOPT = FLAGS["host+tiling+ukernels"]
+FLAG_SETS = {
+    **FLAGS,
+    "O3": (*GRADOPT, "--iree-opt-level=O3"),
+    "transposes": (
+        *GRADOPT,
+        "--iree-opt-aggressively-propagate-transposes=true",
+        "--iree-opt-outer-dim-concat=true",
+    ),
+}
+"""The flag sets of `bench/iree_call.py` and, for the data movement of the CNN
+and attention steps, gradopt's with IREE's fusion-minded options."""
+
+
+class Step(NamedTuple):
+    """A step's program, its inputs (as slots or as arguments) and JAX's side."""
+
+    text: str
+    data: list[np.ndarray]
+    slots: bool
+    jax: Callable[[], object]
+
+
+def _on_device(function: Callable[..., Any], data: list[np.ndarray]) -> Callable:
+    import jax
+
+    arrays = [jax.device_put(a) for a in data]
+    jax.block_until_ready(function(*arrays))
+    return lambda: jax.block_until_ready(function(*arrays))
+
+
+def step(name: str) -> Step:
+    """The step `name` with its data, JAX's side compiled and run once."""
+    if name in MLP_SHAPES:
+        shapes = MLP_SHAPES[name]
+        jitted = jax_step(shapes)
+        assert jitted is not None, "this benchmark needs JAX"
+        return Step(mlp_program(*shapes), mlp_data(*shapes), True, jitted)
+    if name == "cnn":
+        shapes = CONV2D_SIZES["large"]
+        data = conv2d_data(**shapes)
+        return Step(
+            conv2d_program(**shapes), data, False, _on_device(jax_conv2d(1), data)
+        )
+    if name == "attention":
+        shapes = ATTENTION_SIZES["large"]
+        data = attention_data(**shapes)
+        jitted = jax_attention(shapes["heads"])
+        return Step(attention_program(**shapes), data, False, _on_device(jitted, data))
+    raise SystemExit(f"unknown step {name!r}: expected large, small, cnn, attention")
+
+
+def measure(
+    name: str, drivers: list[str], rounds: int
+) -> tuple[float, str, float, dict[str, float]]:
+    """Compile seconds, the driver gradopt chooses, the largest relative
+    difference of the loss from JAX's, and the median seconds of each side."""
+    spec = step(name)
+    module = Program(spec.text, str(EXAMPLE)).module
+    chosen = driver_for(module)
+    started = time.perf_counter()
+    vmfb = iree.compile_text(iree.lower(module))
+    compiled = time.perf_counter() - started
+    aligned = [aligned_copy(a) for a in spec.data]
+    sides: dict[str, Callable[[], object]] = {"jax jit": spec.jax}
+    difference = 0.0
+    for driver in drivers:
+        program = Program(spec.text)
+        module = program.iree_module = iree.IreeModule(vmfb, driver)
+
+        def run(program: Program = program) -> Any:
+            if spec.slots:
+                return program.run(slots=aligned, backend="iree")
+            return program.run(args=aligned, backend="iree")
+
+        loss = float(run().results[0])
+        theirs = spec.jax()
+        reference = float(np.asarray(theirs[0]))  # type: ignore[index]
+        difference = max(difference, abs(loss - reference) / abs(reference))
+        sides[f"run {driver}"] = run
+        sides[f"bare {driver}"] = bare_call(module, aligned)
+    for side in sides.values():
+        side()
+    gc.disable()
+    try:
+        return compiled, chosen, difference, interleaved(sides, rounds)
+    finally:
+        gc.enable()
+
+
+def call_path(rounds: int) -> dict[str, float]:
+    """The pieces of the small step's call on `local-sync`, median seconds:
+    what `IreeModule.call` and `Program.run` add to the bare call."""
+    spec = step("small")
+    program = Program(spec.text)
+    module = program.iree_module = iree.IreeModule(
+        iree.compile_text(iree.lower(program.module)), "local-sync"
+    )
+    aligned = [aligned_copy(a) for a in spec.data]
+    outputs = module._invoke("main", aligned)
+    sides: dict[str, Callable[[], object]] = {
+        "bare": bare_call(module, aligned),
+        "import the inputs": lambda: [module._view(a) for a in aligned],
+        "import and invoke": lambda: module._invoke("main", aligned),
+        "map the results": lambda: [module._host(o, aligned) for o in outputs],
+        "IreeModule.call": lambda: module.call("main", aligned),
+        "Program.run": lambda: program.run(slots=aligned, backend="iree"),
+    }
+    for side in sides.values():
+        side()
+    gc.disable()
+    try:
+        return interleaved(sides, rounds)
+    finally:
+        gc.enable()
+
+
+def main() -> None:
+    arguments = argparse.ArgumentParser(description=__doc__)
+    arguments.add_argument("--rounds", type=int, default=30)
+    arguments.add_argument("--steps", default="large,small,cnn,attention")
+    arguments.add_argument("--drivers", default="local-task,local-sync")
+    arguments.add_argument(
+        "--flags",
+        choices=FLAG_SETS,
+        help="compile with one of `FLAG_SETS` (default: gradopt's)",
+    )
+    arguments.add_argument(
+        "--call-path",
+        action="store_true",
+        help="time the pieces of the small step's call instead (see `call_path`)",
+    )
+    args = arguments.parse_args()
+    if args.call_path:
+        for side, took in call_path(args.rounds).items():
+            print(f"    {side:18} {took * 1e6:8.1f} us")
+        return
+    import jax
+
+    jax.config.update("jax_platforms", "cpu")
+    if args.flags:
+        iree.COMPILE_FLAGS = DEVICE + FLAG_SETS[args.flags]
+    print(f"flags: {' '.join(iree.COMPILE_FLAGS)}")
+    with tempfile.TemporaryDirectory() as cache:
+        os.environ["GRADOPT_CACHE_DIR"] = cache
+        for name in args.steps.split(","):
+            before = os.getloadavg()[0]
+            compiled, chosen, difference, medians = measure(
+                name, args.drivers.split(","), args.rounds
+            )
+            after = os.getloadavg()[0]
+            print(
+                f"{name}: compile {compiled:.1f} s, gradopt's driver {chosen}, "
+                f"loss vs jax {difference:.1e} (relative), "
+                f"load {before:.1f} -> {after:.1f}, medians of {args.rounds}"
+            )
+            jax_time = medians["jax jit"]
+            for side, took in medians.items():
+                print(f"    {side:18} {took * 1e3:9.3f} ms {took / jax_time:6.2f}x jax")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""IREE's driver by program size (`gradopt.runtime.iree_driver`): the calling
+thread for a small program, the worker threads for a large product or a large
+elementwise value."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_iree import needs_iree
+
+from gradopt import Program
+from gradopt.runtime.iree_driver import SYNC_BELOW, driver_for, largest_value
+
+
+def dot_program(m: int, k: int, n: int) -> str:
+    return f"""
+func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>)
+    -> tensor<{m}x{n}xf32> {{
+  %p = grad.dot %a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32> to tensor<{m}x{n}xf32>
+  func.return %p : tensor<{m}x{n}xf32>
+}}
+"""
+
+
+def elementwise_program(size: int) -> str:
+    return f"""
+func.func @main(%a: tensor<{size}xf32>) -> tensor<{size}xf32> {{
+  %p = grad.mul %a, %a : tensor<{size}xf32>
+  func.return %p : tensor<{size}xf32>
+}}
+"""
+
+
+def test_the_driver_follows_the_largest_product_and_value() -> None:
+    small = Program(dot_program(64, 64, 32)).module  # 131 072 multiply-adds
+    assert driver_for(small) == "local-sync"
+    assert largest_value(small) == 64 * 64
+    # 256 * 256 * 64 = 2^22 multiply-adds, no value of 2^22 elements
+    assert driver_for(Program(dot_program(256, 256, 64)).module) == "local-task"
+    assert driver_for(Program(dot_program(256, 255, 64)).module) == "local-sync"
+    elementwise = Program(elementwise_program(SYNC_BELOW)).module
+    assert largest_value(elementwise) == SYNC_BELOW
+    assert driver_for(elementwise) == "local-task"
+    assert driver_for(Program(elementwise_program(1000)).module) == "local-sync"
+
+
+@pytest.fixture
+def fresh_cache(tmp_path: Path) -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GRADOPT_CACHE_DIR", str(tmp_path))
+        yield
+
+
+@needs_iree
+@pytest.mark.usefixtures("fresh_cache")
+def test_a_small_program_runs_on_the_calling_thread() -> None:
+    program = Program(dot_program(4, 3, 2))
+    a = np.arange(12, dtype=np.float32).reshape(4, 3)
+    b = np.arange(6, dtype=np.float32).reshape(3, 2)
+    result = program.run(args=[a, b], backend="iree")
+    assert program.iree_module is not None
+    assert program.iree_module.driver == "local-sync"
+    np.testing.assert_array_equal(result.results[0], a @ b)
