@@ -48,6 +48,7 @@ from gradopt.dialect.context import make_context
 from gradopt.passes.convert_grad_to_standard import ConvertGradToStandardPass
 from gradopt.runtime.buffers import importable
 from gradopt.runtime.iree_branches import copy_branch_results
+from gradopt.runtime.iree_loops import accumulate_rows_in_place, unroll_loops
 from gradopt.support import environment, files
 
 INSTALL_HINT = (
@@ -67,6 +68,19 @@ COMPILE_FLAGS: tuple[str, ...] = (
 matrix products in IREE's tiled layouts and hand-written kernels: chosen by
 `bench/iree_call.py` (bench/RESULTS.md), the fastest of the flag sets tried
 on the large MLP step and no slower on the small one."""
+
+LOOP_COMPILE_FLAGS: tuple[str, ...] = (
+    *COMPILE_FLAGS[:3],
+    "--iree-dispatch-creation-enable-aggressive-fusion",
+)
+"""The flags for a program with a loop: no tiled layouts, since IREE packs a
+matrix product's operands again in every iteration (three more dispatches a
+product, the weights' too), and elementwise ops fused across their
+multiple uses, which makes one dispatch of a reverse step's chain of
+elementwise ops; measured on the RNN of `bench/lax_rnn.py`
+(bench/RESULTS.md)."""
+
+_LOOP = re.compile(r"\bscf\.(for|while)\b")
 
 DRIVER = "local-task"
 """IREE's multithreaded CPU runtime."""
@@ -116,10 +130,14 @@ def installed() -> bool:
 def lower(module: ModuleOp) -> str:
     """The text of `module` (with its gradients expanded) lowered to upstream
     dialects, with the tensors that `scf.if` branches yield copied in the
-    branch (`iree_branches`). The module itself is left as it was."""
+    branch (`iree_branches`), and loops' running sums of slices updated in
+    place and small loops unrolled (`iree_loops`). The module itself is left
+    as it was."""
     lowered = module.clone()
     ConvertGradToStandardPass().apply(make_context(), lowered)
     copy_branch_results(lowered)
+    accumulate_rows_in_place(lowered)
+    unroll_loops(lowered)
     try:
         return str(lowered)
     except MemoryError:
@@ -172,7 +190,7 @@ def _key(text: str) -> str:
     not load, or load and misbehave), the flags, the CPU."""
     compiler = _import("iree.compiler.version").VERSION
     runtime = _import("iree.runtime.version").VERSION
-    parts = [text, compiler, runtime, *COMPILE_FLAGS, _host()]
+    parts = [text, compiler, runtime, *compile_flags(text), _host()]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -306,10 +324,16 @@ def compile_text(text: str) -> bytes:
     return vmfb
 
 
+def compile_flags(text: str) -> tuple[str, ...]:
+    """IREE's flags for the lowered program `text`: `LOOP_COMPILE_FLAGS` if
+    it has a loop, else `COMPILE_FLAGS`."""
+    return LOOP_COMPILE_FLAGS if _LOOP.search(text) else COMPILE_FLAGS
+
+
 def _compile(text: str) -> bytes:
     compiler = _import("iree.compiler")
     try:
-        return compiler.compile_str(text, extra_args=list(COMPILE_FLAGS))
+        return compiler.compile_str(text, extra_args=list(compile_flags(text)))
     except compiler.CompilerToolError as error:
         raise BackendError(
             f"IREE could not compile the lowered program:\n{error}"
