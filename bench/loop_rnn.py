@@ -120,7 +120,7 @@ def iree_structure(n: int) -> None:
 
     for steps in (10, n):
         text = iree.lower(Program(program(steps, "gradient")).module)
-        flags = list(iree.COMPILE_FLAGS)
+        flags = list(iree.compile_flags(text))
         vmfb = compile_str(text, extra_args=flags)
         stream = compile_str(text, extra_args=[*flags, "--compile-to=stream"])
         main = stream.decode().split("util.func public @main", 1)[1]

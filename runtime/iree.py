@@ -69,16 +69,13 @@ matrix products in IREE's tiled layouts and hand-written kernels: chosen by
 `bench/iree_call.py` (bench/RESULTS.md), the fastest of the flag sets tried
 on the large MLP step and no slower on the small one."""
 
-LOOP_COMPILE_FLAGS: tuple[str, ...] = (
-    *COMPILE_FLAGS[:3],
-    "--iree-dispatch-creation-enable-aggressive-fusion",
-)
+LOOP_COMPILE_FLAGS: tuple[str, ...] = COMPILE_FLAGS[:3]
 """The flags for a program with a loop: no tiled layouts, since IREE packs a
 matrix product's operands again in every iteration (three more dispatches a
-product, the weights' too), and elementwise ops fused across their
-multiple uses, which makes one dispatch of a reverse step's chain of
-elementwise ops; measured on the RNN of `bench/lax_rnn.py`
-(bench/RESULTS.md)."""
+product, the weights' too): half the time of the RNN of `bench/lax_rnn.py`
+(bench/RESULTS.md). Not `--iree-dispatch-creation-enable-aggressive-fusion`,
+which would make one dispatch of a reverse step's elementwise ops but gives
+wrong results on `examples/train_loop.mlir` with IREE 3.13."""
 
 _LOOP = re.compile(r"\bscf\.(for|while)\b")
 

@@ -137,9 +137,7 @@ def accumulate_rows_in_place(module: ModuleOp) -> int:
 def _innermost(loop: scf.ForOp) -> bool:
     """Whether the body holds no region but `linalg` payloads."""
     return all(
-        op.dialect_name() == "linalg"
-        for op in loop.body.block.ops
-        for _ in op.regions
+        op.dialect_name() == "linalg" for op in loop.body.block.ops for _ in op.regions
     )
 
 
