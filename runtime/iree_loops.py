@@ -30,10 +30,12 @@ from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import (
     AnyFloat,
     DenseIntOrFPElementsAttr,
+    IndexType,
     IntegerAttr,
+    IntegerType,
     ModuleOp,
 )
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 UNROLL_BUDGET = 2400
 """How many ops a loop's unrolled body may hold: the factor is the budget
@@ -145,6 +147,12 @@ def _size(loop: scf.ForOp) -> int:
     return sum(1 for _ in loop.body.walk())
 
 
+def _constant(value: int, type: Attribute) -> arith.ConstantOp:
+    """`value` as a constant of a loop's bound type (index or an integer)."""
+    assert isinstance(type, IntegerType | IndexType)
+    return arith.ConstantOp(IntegerAttr(value, type))
+
+
 def _literal(value: SSAValue) -> int | None:
     op = value.owner
     if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
@@ -160,10 +168,10 @@ def _unrolled_body(loop: scf.ForOp, factor: int) -> tuple[list[Operation], Block
     block = Block(arg_types=[arg.type for arg in body.args])
     before: list[Operation] = []
     if (known := _literal(step)) is not None:
-        wide = arith.ConstantOp(IntegerAttr(known * factor, step.type))
+        wide = _constant(known * factor, step.type)
         before.append(wide)
     else:
-        count = arith.ConstantOp(IntegerAttr(factor, step.type))
+        count = _constant(factor, step.type)
         wide = arith.MuliOp(step, count)
         before += [count, wide]
     carried: list[SSAValue] = list(block.args[1:])
@@ -192,16 +200,16 @@ def _split(loop: scf.ForOp, factor: int) -> tuple[list[Operation], SSAValue]:
     if None not in known:
         low, high, stride = (k for k in known if k is not None)
         trips = max(0, -(-(high - low) // stride)) // factor
-        end = arith.ConstantOp(IntegerAttr(low + trips * factor * stride, lb.type))
+        end = _constant(low + trips * factor * stride, lb.type)
         return [end], end.result
-    one = arith.ConstantOp(IntegerAttr(1, lb.type))
-    zero = arith.ConstantOp(IntegerAttr(0, lb.type))
+    one = _constant(1, lb.type)
+    zero = _constant(0, lb.type)
     span = arith.SubiOp(ub, lb)
     last = arith.SubiOp(step, one)
     rounded = arith.AddiOp(span, last)
     iterations = arith.DivSIOp(rounded, step)
     counted = arith.MaxSIOp(iterations, zero)
-    count = arith.ConstantOp(IntegerAttr(factor, lb.type))
+    count = _constant(factor, lb.type)
     whole = arith.DivSIOp(counted, count)
     covered = arith.MuliOp(whole, count)
     length = arith.MuliOp(covered, step)
