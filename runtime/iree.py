@@ -35,7 +35,7 @@ import platform
 import re
 import stat
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -48,7 +48,12 @@ from gradopt.dialect.context import make_context
 from gradopt.passes.convert_grad_to_standard import ConvertGradToStandardPass
 from gradopt.runtime.buffers import importable
 from gradopt.runtime.iree_branches import copy_branch_results
-from gradopt.runtime.iree_loops import accumulate_rows_in_place, unroll_loops
+from gradopt.runtime.iree_loops import (
+    MAX_UNROLL,
+    UNROLL_BUDGET,
+    accumulate_rows_in_place,
+    unroll_loops,
+)
 from gradopt.support import environment, files
 
 INSTALL_HINT = (
@@ -78,6 +83,10 @@ which would make one dispatch of a reverse step's elementwise ops but gives
 wrong results on `examples/train_loop.mlir` with IREE 3.13."""
 
 _LOOP = re.compile(r"\bscf\.(for|while)\b")
+
+_UNROLLING = f"unroll {MAX_UNROLL} {UNROLL_BUDGET}"
+"""How loops are unrolled, part of a compiled module's key: the cache is
+keyed by the program before its loops are unrolled (`compile_text`)."""
 
 DRIVER = "local-task"
 """IREE's multithreaded CPU runtime."""
@@ -130,11 +139,21 @@ def lower(module: ModuleOp) -> str:
     branch (`iree_branches`), and loops' running sums of slices updated in
     place and small loops unrolled (`iree_loops`). The module itself is left
     as it was."""
+    lowered = _lowered(module)
+    unroll_loops(lowered)
+    return _text(lowered)
+
+
+def _lowered(module: ModuleOp) -> ModuleOp:
+    """`lower` but for the unrolling."""
     lowered = module.clone()
     ConvertGradToStandardPass().apply(make_context(), lowered)
     copy_branch_results(lowered)
     accumulate_rows_in_place(lowered)
-    unroll_loops(lowered)
+    return lowered
+
+
+def _text(lowered: ModuleOp) -> str:
     try:
         return str(lowered)
     except MemoryError:
@@ -187,7 +206,7 @@ def _key(text: str) -> str:
     not load, or load and misbehave), the flags, the CPU."""
     compiler = _import("iree.compiler.version").VERSION
     runtime = _import("iree.runtime.version").VERSION
-    parts = [text, compiler, runtime, *compile_flags(text), _host()]
+    parts = [text, compiler, runtime, *compile_flags(text), _host(), _UNROLLING]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -306,15 +325,18 @@ def _is_entry(path: Path) -> bool:
         return file.read(len(_MAGIC)) == _MAGIC
 
 
-def compile_text(text: str) -> bytes:
+def compile_text(text: str, unrolled: Callable[[], str] | None = None) -> bytes:
     """The IREE VM module (a `.vmfb`) for lowered MLIR `text`, from the disk
     cache when it is there and intact. An unwritable cache only costs the
-    caching."""
+    caching. `unrolled`, if given, makes the text that IREE compiles in the
+    place of `text`: the same program with its loops unrolled, which is
+    kept under `text`'s key, since printing it takes longer than a cache
+    hit (0.6 s for the RNN of `bench/lax_rnn.py`)."""
     limit = cache_limit()
     path = entry_path(text)
     if limit and (cached := read_entry(path, limit)) is not None:
         return cached
-    vmfb = _compile(text)
+    vmfb = _compile(text if unrolled is None else unrolled())
     if limit:
         with contextlib.suppress(OSError):
             write_entry(path, vmfb, limit)
@@ -464,12 +486,19 @@ def load(module: ModuleOp) -> IreeModule:
     A cached module that the runtime refuses (whatever its digest says) is
     discarded and compiled again."""
     _import("iree.runtime")  # a missing runtime is reported before compiling
-    text = lower(module)
+    lowered = _lowered(module)
+    text = _text(lowered)
+
+    @cache
+    def unrolled() -> str:
+        unroll_loops(lowered)
+        return _text(lowered)
+
     try:
-        return IreeModule(compile_text(text))
+        return IreeModule(compile_text(text, unrolled))
     except BackendError as error:
         path = entry_path(text)
         if not path.exists():
             raise
         _discard(path, str(error))
-        return IreeModule(_compile(text))
+        return IreeModule(_compile(unrolled()))
