@@ -24,6 +24,7 @@ of a 16-wide RNN that host work, not the arithmetic, is the time:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, scf, tensor
@@ -59,7 +60,7 @@ def _positive_zero_splat(value: SSAValue) -> bool:
         return False
     if not isinstance(attr.get_element_type(), AnyFloat):
         return False
-    return all(str(x) == "0.0" for x in set(attr.get_values()))
+    return all(x == 0 and math.copysign(1.0, x) > 0 for x in attr.get_values())
 
 
 def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[SSAValue | int]:
@@ -192,15 +193,23 @@ def _unrolled_body(loop: scf.ForOp, factor: int) -> tuple[list[Operation], Block
     return before, block
 
 
+def _trips(loop: scf.ForOp) -> int | None:
+    """How many iterations `loop` runs, if its bounds and step are literals."""
+    known = [_literal(v) for v in (loop.lb, loop.ub, loop.step)]
+    if None in known:
+        return None
+    low, high, stride = (k for k in known if k is not None)
+    return max(0, -(-(high - low) // stride))
+
+
 def _split(loop: scf.ForOp, factor: int) -> tuple[list[Operation], SSAValue]:
     """The ops that compute where the unrolled trips end (before the loop):
     the lower bound plus the whole trips' iterations, each `step` long."""
     lb, ub, step = loop.lb, loop.ub, loop.step
-    known = [_literal(v) for v in (lb, ub, step)]
-    if None not in known:
-        low, high, stride = (k for k in known if k is not None)
-        trips = max(0, -(-(high - low) // stride)) // factor
-        end = _constant(low + trips * factor * stride, lb.type)
+    if (trips := _trips(loop)) is not None:
+        low, stride = _literal(lb), _literal(step)
+        assert low is not None and stride is not None
+        end = _constant(low + trips // factor * factor * stride, lb.type)
         return [end], end.result
     one = _constant(1, lb.type)
     zero = _constant(0, lb.type)
@@ -243,6 +252,8 @@ def unroll_loops(module: ModuleOp) -> int:
         if not _innermost(loop):
             continue
         factor = min(MAX_UNROLL, UNROLL_BUDGET // max(1, _size(loop)))
+        if (trips := _trips(loop)) is not None:
+            factor = min(factor, trips)
         if factor >= 2:
             _unroll(loop, factor)
             done += 1

@@ -132,6 +132,15 @@ def test_unrolled_body_runs_factor_steps_in_order() -> None:
     assert step.value.value.data == MAX_UNROLL  # pyright: ignore
 
 
+def test_a_loop_shorter_than_the_factor_is_one_trip() -> None:
+    module = lowered("static", 4)
+    assert unroll_loops(module) == 3
+    assert len(loops(module)) == 3
+    for loop in loops(module):
+        assert isinstance(step := loop.step.owner, arith.ConstantOp)
+        assert step.value.value.data == 4  # pyright: ignore
+
+
 def test_a_sum_that_does_not_start_at_zero_is_left_alone() -> None:
     """From -0.0 the elements outside the row would change: -0.0 + 0.0 is 0.0."""
     text = str(lowered("static", 4)).replace(
