@@ -7,16 +7,20 @@ state, the inputs and the weights), beside the same model in JAX with
 For each: the preparation (the first call: trace, prepare or compile, run)
 and the steady-state time of a call (median of 7; JAX's results waited for
 with `block_until_ready`), for gradopt on the NumPy interpreter and on IREE
-(`backend="iree"`). The gradients are checked against JAX's.
+(`backend="iree"`). The gradients are checked against JAX's. With
+`--plain`, also on IREE as lowered before `runtime/iree_loops` (no loop
+rewrites, the flags of a program without loops), for a before/after in one
+run.
 
-    python bench/lax_rnn.py [N]
+    python bench/lax_rnn.py [N] [--plain]
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -52,8 +56,23 @@ def timed(call: Callable[[], Any], rounds: int = 7) -> tuple[float, float]:
     return first, float(np.median(times))
 
 
+@contextmanager
+def plain_lowering() -> Iterator[None]:
+    """IREE's lowering and flags as before the loop rewrites."""
+    from gradopt.runtime import iree
+
+    saved = (iree.accumulate_rows_in_place, iree.unroll_loops, iree.compile_flags)
+    iree.accumulate_rows_in_place = iree.unroll_loops = lambda module: 0
+    iree.compile_flags = lambda text: iree.COMPILE_FLAGS
+    try:
+        yield
+    finally:
+        iree.accumulate_rows_in_place, iree.unroll_loops, iree.compile_flags = saved
+
+
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+    numbers = [a for a in sys.argv[1:] if not a.startswith("--")]
+    n = int(numbers[0]) if numbers else 1000
     rng = np.random.default_rng(0)
     h0 = rng.uniform(-1, 1, WIDTH).astype(np.float32)
     xs = rng.uniform(-1, 1, (n, WIDTH)).astype(np.float32)
@@ -75,11 +94,18 @@ def main() -> None:
     except ImportError:
         print("(JAX not installed: no reference)")
 
-    for backend in ("numpy", "iree"):
-        traced = gradopt.jit(gradopt.grad(model(gnp, lax), (0, 1, 2)), backend)
+    backends = ["numpy", "iree"] + (["iree plain"] if "--plain" in sys.argv else [])
+    for backend in backends:
+        traced = gradopt.jit(
+            gradopt.grad(model(gnp, lax), (0, 1, 2)), backend.split()[0]
+        )
 
         def call(traced: Any = traced, backend: str = backend) -> Any:
-            found[backend] = traced(*args)
+            if backend == "iree plain":
+                with plain_lowering():
+                    found[backend] = traced(*args)
+            else:
+                found[backend] = traced(*args)
             return found[backend]
 
         rows.append((f"gradopt lax.scan, jit(grad), {backend}", *timed(call)))
@@ -92,7 +118,7 @@ def main() -> None:
             f" {steady / n * 1e6:7.1f} us"
         )
     if "jax" in found:
-        for backend in ("numpy", "iree"):
+        for backend in backends:
             error = max(
                 float(np.max(np.abs(np.asarray(a) - np.asarray(b))))
                 for a, b in zip(found[backend], found["jax"], strict=True)

@@ -14,7 +14,7 @@ wall clock: on a loaded machine, what the wall clock of an idle one shows
 (NumPy's calls run on this thread; a 16-wide matmul starts no BLAS thread).
 
 With `--iree`, it shows instead that IREE keeps the expanded loops as loops:
-the gradient compiled for 10 steps and for N has as many dispatch sites and
+the gradient compiled for 100 steps and for N has as many dispatch sites and
 conditional branches in its stream IR (needs the `iree` extra).
 
     python bench/loop_rnn.py [N] [ROUNDS] [--cpu | --iree]
@@ -118,9 +118,9 @@ def iree_structure(n: int) -> None:
 
     from gradopt.runtime import iree
 
-    for steps in (10, n):
+    for steps in (100, n):
         text = iree.lower(Program(program(steps, "gradient")).module)
-        flags = list(iree.COMPILE_FLAGS)
+        flags = list(iree.compile_flags(text))
         vmfb = compile_str(text, extra_args=flags)
         stream = compile_str(text, extra_args=[*flags, "--compile-to=stream"])
         main = stream.decode().split("util.func public @main", 1)[1]

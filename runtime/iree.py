@@ -35,7 +35,7 @@ import platform
 import re
 import stat
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -49,6 +49,12 @@ from gradopt.passes.convert_grad_to_standard import ConvertGradToStandardPass
 from gradopt.runtime.buffers import importable
 from gradopt.runtime.iree_branches import copy_branch_results
 from gradopt.runtime.iree_driver import driver_for
+from gradopt.runtime.iree_loops import (
+    MAX_UNROLL,
+    UNROLL_BUDGET,
+    accumulate_rows_in_place,
+    unroll_loops,
+)
 from gradopt.support import environment, files
 
 INSTALL_HINT = (
@@ -68,6 +74,20 @@ COMPILE_FLAGS: tuple[str, ...] = (
 matrix products in IREE's tiled layouts and hand-written kernels: chosen by
 `bench/iree_call.py` (bench/RESULTS.md), the fastest of the flag sets tried
 on the large MLP step and no slower on the small one."""
+
+LOOP_COMPILE_FLAGS: tuple[str, ...] = COMPILE_FLAGS[:3]
+"""The flags for a program with a loop: no tiled layouts, since IREE packs a
+matrix product's operands again in every iteration (three more dispatches a
+product, the weights' too): half the time of the RNN of `bench/lax_rnn.py`
+(bench/RESULTS.md). Not `--iree-dispatch-creation-enable-aggressive-fusion`,
+which would make one dispatch of a reverse step's elementwise ops but gives
+wrong results on `examples/train_loop.mlir` with IREE 3.13."""
+
+_LOOP = re.compile(r"\bscf\.(for|while)\b")
+
+_UNROLLING = f"unroll {MAX_UNROLL} {UNROLL_BUDGET}"
+"""How loops are unrolled, part of a compiled module's key: the cache is
+keyed by the program before its loops are unrolled (`compile_text`)."""
 
 DRIVER = "local-task"
 """IREE's multithreaded CPU runtime; `load` chooses by the program's size
@@ -118,10 +138,24 @@ def installed() -> bool:
 def lower(module: ModuleOp) -> str:
     """The text of `module` (with its gradients expanded) lowered to upstream
     dialects, with the tensors that `scf.if` branches yield copied in the
-    branch (`iree_branches`). The module itself is left as it was."""
+    branch (`iree_branches`), and loops' running sums of slices updated in
+    place and small loops unrolled (`iree_loops`). The module itself is left
+    as it was."""
+    lowered = _lowered(module)
+    unroll_loops(lowered)
+    return _text(lowered)
+
+
+def _lowered(module: ModuleOp) -> ModuleOp:
+    """`lower` but for the unrolling."""
     lowered = module.clone()
     ConvertGradToStandardPass().apply(make_context(), lowered)
     copy_branch_results(lowered)
+    accumulate_rows_in_place(lowered)
+    return lowered
+
+
+def _text(lowered: ModuleOp) -> str:
     try:
         return str(lowered)
     except MemoryError:
@@ -174,7 +208,7 @@ def _key(text: str) -> str:
     not load, or load and misbehave), the flags, the CPU."""
     compiler = _import("iree.compiler.version").VERSION
     runtime = _import("iree.runtime.version").VERSION
-    parts = [text, compiler, runtime, *COMPILE_FLAGS, _host()]
+    parts = [text, compiler, runtime, *compile_flags(text), _host(), _UNROLLING]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -293,25 +327,34 @@ def _is_entry(path: Path) -> bool:
         return file.read(len(_MAGIC)) == _MAGIC
 
 
-def compile_text(text: str) -> bytes:
+def compile_text(text: str, unrolled: Callable[[], str] | None = None) -> bytes:
     """The IREE VM module (a `.vmfb`) for lowered MLIR `text`, from the disk
     cache when it is there and intact. An unwritable cache only costs the
-    caching."""
+    caching. `unrolled`, if given, makes the text that IREE compiles in the
+    place of `text`: the same program with its loops unrolled, which is
+    kept under `text`'s key, since printing it takes longer than a cache
+    hit (0.6 s for the RNN of `bench/lax_rnn.py`)."""
     limit = cache_limit()
     path = entry_path(text)
     if limit and (cached := read_entry(path, limit)) is not None:
         return cached
-    vmfb = _compile(text)
+    vmfb = _compile(text if unrolled is None else unrolled())
     if limit:
         with contextlib.suppress(OSError):
             write_entry(path, vmfb, limit)
     return vmfb
 
 
+def compile_flags(text: str) -> tuple[str, ...]:
+    """IREE's flags for the lowered program `text`: `LOOP_COMPILE_FLAGS` if
+    it has a loop, else `COMPILE_FLAGS`."""
+    return LOOP_COMPILE_FLAGS if _LOOP.search(text) else COMPILE_FLAGS
+
+
 def _compile(text: str) -> bytes:
     compiler = _import("iree.compiler")
     try:
-        return compiler.compile_str(text, extra_args=list(COMPILE_FLAGS))
+        return compiler.compile_str(text, extra_args=list(compile_flags(text)))
     except compiler.CompilerToolError as error:
         raise BackendError(
             f"IREE could not compile the lowered program:\n{error}"
@@ -448,13 +491,20 @@ def load(module: ModuleOp) -> IreeModule:
     A cached module that the runtime refuses (whatever its digest says) is
     discarded and compiled again."""
     _import("iree.runtime")  # a missing runtime is reported before compiling
-    text = lower(module)
     driver = driver_for(module)
+    lowered = _lowered(module)
+    text = _text(lowered)
+
+    @cache
+    def unrolled() -> str:
+        unroll_loops(lowered)
+        return _text(lowered)
+
     try:
-        return IreeModule(compile_text(text), driver)
+        return IreeModule(compile_text(text, unrolled), driver)
     except BackendError as error:
         path = entry_path(text)
         if not path.exists():
             raise
         _discard(path, str(error))
-        return IreeModule(_compile(text), driver)
+        return IreeModule(_compile(unrolled()), driver)
