@@ -60,7 +60,10 @@ def _positive_zero_splat(value: SSAValue) -> bool:
         return False
     if not isinstance(attr.get_element_type(), AnyFloat):
         return False
-    return all(x == 0 and math.copysign(1.0, x) > 0 for x in attr.get_values())
+    return all(
+        isinstance(x, float) and x == 0 and math.copysign(1.0, x) > 0
+        for x in attr.get_values()
+    )
 
 
 def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[SSAValue | int]:
