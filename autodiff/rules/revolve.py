@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr
-from xdsl.dialects.scf import ConditionOp, IfOp, WhileOp, YieldOp
+from xdsl.dialects.scf import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
 from xdsl.dialects.tensor import EmptyOp, ExtractOp, InsertOp
 from xdsl.ir import SSAValue
 
@@ -107,7 +107,7 @@ def binomial_reverse(
     branch = IfOp(turn, types, [reverse.block], [push.block])
     b.insert(branch)
     values, yielded = _iterate(reverse, op, last, lambda: advanced, _on_path(op))
-    back = _step_back(reverse, values, yielded, running, outer)
+    back = _step_back(reverse, values, yielded, running, outer, isinstance(op, ForOp))
     reverse.close(YieldOp(*back, last, settled, *stacks, where))
     pushed = [
         _store(push.e, advanced[j], s, above) for j, s in zip(kept, stacks, strict=True)

@@ -54,13 +54,15 @@ from gradopt.autodiff.registry import (
     Tangent,
     register_derivative,
 )
-from gradopt.autodiff.upstream import is_f32_value
+from gradopt.autodiff.rules.tensor import _slice_like
+from gradopt.autodiff.upstream import is_f32_value, splat
 from gradopt.autodiff.walks import (
     backward_walk_from,
     forward_walk_from,
     unfold_on_path,
 )
 from gradopt.dialect.errors import OpError
+from gradopt.dialect.types import tensor_type
 
 INDEX = IndexType()
 
@@ -365,7 +367,11 @@ def _reverse_steps(
         lambda: _loaded(r, op, caches, t),
         _on_path(op),
     )
-    reverse.close(YieldOp(*_step_back(reverse, values, yielded, running, outer)))
+    reverse.close(
+        YieldOp(
+            *_step_back(reverse, values, yielded, running, outer, isinstance(op, ForOp))
+        )
+    )
     return loop
 
 
@@ -375,12 +381,14 @@ def _step_back(
     yielded: Sequence[SSAValue],
     running: Sequence[SSAValue],
     outer: Sequence[SSAValue],
+    from_zeros: bool,
 ) -> list[SSAValue]:
     """Walk one copied iteration backward, from the gradients of the carried
     values it `yielded` (the first entries of `running`, one per f32 carried
     value) to the carried values it started from (`values`), add the shares
     of the f32 `outer` values onto their running sums (the rest of
-    `running`), and return both."""
+    `running`), and return both. `from_zeros`: those sums started at +0.0
+    (a for's do; a while's start from its exit's shares)."""
     differentiable = [j for j, v in enumerate(values) if is_f32_value(v.type)]
     r = reverse.e
     carried_in = running[: len(differentiable)]
@@ -394,10 +402,39 @@ def _step_back(
         for j in differentiable
     ]
     sums = [
-        r.accumulate(v, total, found[v]) if v in found else total
+        _add_share(r, v, total, found[v], from_zeros) if v in found else total
         for v, total in zip(outer, running[len(differentiable) :], strict=True)
     ]
     return [*carried_out, *sums]
+
+
+def _add_share(
+    e: Emitter, value: SSAValue, total: SSAValue, share: SSAValue, from_zeros: bool
+) -> SSAValue:
+    """`total + share` for `value`; if `total` started at +0.0 (`from_zeros`)
+    and `share` is a slice inserted into zeros (the share
+    of an `extract_slice` of `value`, as a scan reads its row of xs): the
+    slice added onto `total`'s slice, put back in place, in O(slice) rather
+    than two passes over `value` an iteration. The same bits: the running
+    sums start at +0.0 and only add (x + y is -0.0 only if both are), so
+    they hold no -0.0, and `t + 0.0` was `t` on the rest, NaN and inf too."""
+    insert = share.owner
+    if not (
+        from_zeros
+        and isinstance(insert, InsertSliceOp)
+        and not share.uses
+        and isinstance(zeros := insert.dest.owner, arith.ConstantOp)
+        and isinstance(type := zeros.result.type, TensorType)
+        and zeros.value == splat(0.0, type)
+    ):
+        return e.accumulate(value, total, share)
+    source = insert.source
+    slice = _slice_like(e, ExtractSliceOp, [total], insert, tensor_type(source))
+    added = e.accumulate(value, slice, source)
+    updated = _slice_like(e, InsertSliceOp, [added, total], insert, tensor_type(total))
+    insert.detach()
+    insert.erase()
+    return updated
 
 
 def _carried_shares(

@@ -1,0 +1,103 @@
+# ruff: noqa: E501 (MLIR text: one op a line, as MLIR prints it)
+"""The cost of a loop's reverse (SPEC §11, issue 22): the share of a row that
+an iteration reads from an outer tensor is added onto the running sum's row
+(not built as a whole tensor of zeros and added whole), with the bits of the
+whole-tensor sum, -0.0, NaN and inf included."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_control_flow import expanded, results, same_bits
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.scf import ForOp
+from xdsl.dialects.tensor import InsertSliceOp
+
+from gradopt.autodiff.rules import scf
+
+# h' = h * xs[i mod 2] + c: rows 0 and 1 of xs get a share every other
+# iteration, the others none; xs, c and h0 put -0.0, NaN and inf in them.
+ROWS = """
+func.func @main(%h0: tensor<4xf32>, %xs: tensor<{n}x4xf32>, %c: tensor<4xf32>) -> (tensor<{n}x4xf32>, tensor<4xf32>) {{
+  %lo = arith.constant 0 : index
+  %hi = arith.constant {n} : index
+  %one = arith.constant 1 : index
+  %two = arith.constant 2 : index
+  %h = scf.for %i = %lo to %hi step %one iter_args(%s = %h0) -> (tensor<4xf32>) {{
+    %j = arith.remui %i, %two : index
+    %a = tensor.extract_slice %xs[%j, 0] [1, 4] [1, 1] : tensor<{n}x4xf32> to tensor<4xf32>
+    %p = arith.mulf %s, %a : tensor<4xf32>
+    %t = arith.addf %p, %c : tensor<4xf32>
+    scf.yield %t : tensor<4xf32>
+  }} {attributes}
+  %e0 = tensor.empty() : tensor<f32>
+  %z0 = arith.constant 0.0 : f32
+  %acc = linalg.fill ins(%z0 : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %l = linalg.reduce ins(%h : tensor<4xf32>) outs(%acc : tensor<f32>) dimensions = [0]
+    (%x: f32, %y: f32) {{
+      %r = arith.addf %x, %y : f32
+      linalg.yield %r : f32
+    }}
+  %gx, %gc = grad.gradient %l wrt %xs, %c control_flow : tensor<f32>, tensor<{n}x4xf32>, tensor<4xf32>
+  func.return %gx, %gc : tensor<{n}x4xf32>, tensor<4xf32>
+}}
+"""
+
+
+def _reverse_loop(module: ModuleOp) -> ForOp:
+    loops = [op for op in module.walk() if isinstance(op, ForOp)]
+    return loops[-1]
+
+
+def _whole_inserts(loop: ForOp, rows: int) -> int:
+    """The insert_slice ops in `loop`'s body whose result has `rows` rows."""
+    return sum(
+        isinstance(op, InsertSliceOp)
+        and isinstance(t := op.result.type, TensorType)
+        and t.get_shape()[0] == rows
+        for op in loop.body.block.ops
+    )
+
+
+def _whole_zeros(loop: ForOp, rows: int) -> int:
+    """The uses in `loop`'s body of zero constants of `rows` rows."""
+    return sum(
+        isinstance(v.owner, arith.ConstantOp)
+        and isinstance(t := v.type, TensorType)
+        and t.get_shape()[0] == rows
+        for op in loop.body.block.ops
+        for v in op.operands
+    )
+
+
+@pytest.mark.parametrize("attributes", ["", '{"grad.checkpoint" = "periodic"}'])
+def test_a_row_share_is_added_in_place_with_the_bits_of_the_whole_sum(
+    attributes: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    n = 7
+    text = ROWS.format(n=n, attributes=attributes)
+    module = expanded(text)
+    reverse = _reverse_loop(module)
+    assert _whole_zeros(reverse, n) == 0
+    # the row's sum goes back into the running sum: the one whole insert
+    assert _whole_inserts(reverse, n) == 1
+
+    h0 = np.array([-0.0, np.inf, 1.0, np.nan], np.float32)
+    xs = np.ones((n, 4), np.float32)
+    xs[:, 0] = -0.0
+    xs[3] = [2.0, -np.inf, -0.0, 0.5]
+    c = np.array([-0.0, 0.0, np.inf, -1.0], np.float32)
+    found = results(module, h0, xs, c)
+    assert not np.signbit(found[0]).any()  # -0.0 shares: the sum stays +0.0
+    assert np.isnan(found[0]).any() and np.isinf(found[0]).any()
+
+    whole = scf._add_share
+    monkeypatch.setattr(
+        scf,
+        "_add_share",
+        lambda e, value, total, share, _: whole(e, value, total, share, False),
+    )
+    before = expanded(text)
+    assert _whole_zeros(_reverse_loop(before), n) == 1
+    assert same_bits(found, results(before, h0, xs, c))
