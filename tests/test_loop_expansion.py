@@ -1,20 +1,29 @@
 # ruff: noqa: E501 (MLIR text: one op a line, as MLIR prints it)
-"""The cost of a loop's reverse (SPEC §11, issue 22): the share of a row that
-an iteration reads from an outer tensor is added onto the running sum's row
-(not built as a whole tensor of zeros and added whole), with the bits of the
-whole-tensor sum, -0.0, NaN and inf included."""
+"""What the expansion of loops and calls costs and keeps (SPEC §11, issue 22):
+the share of a row that an iteration reads from an outer tensor is added onto
+the running sum's row (not built as a whole tensor of zeros and added whole),
+with the bits of the whole-tensor sum, -0.0, NaN and inf included; the calls
+a walk keeps are marked on the op for that walk only."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_calls import ORDER
 from test_control_flow import expanded, results, same_bits
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.scf import ForOp
 from xdsl.dialects.tensor import InsertSliceOp
+from xdsl.ir import Operation
+from xdsl.parser import Parser
 
+from gradopt.autodiff import walks
+from gradopt.autodiff.emitter import Emitter
+from gradopt.autodiff.paths import KEPT
 from gradopt.autodiff.rules import scf
+from gradopt.dialect.context import make_context
+from gradopt.passes.expand_gradient import ExpandGradientPass
 
 # h' = h * xs[i mod 2] + c: rows 0 and 1 of xs get a share every other
 # iteration, the others none; xs, c and h0 put -0.0, NaN and inf in them.
@@ -101,3 +110,28 @@ def test_a_row_share_is_added_in_place_with_the_bits_of_the_whole_sum(
     before = expanded(text)
     assert _whole_zeros(_reverse_loop(before), n) == 1
     assert same_bits(found, results(before, h0, xs, c))
+
+
+def _marked(module: Operation) -> int:
+    return sum(KEPT in op.attributes for op in module.walk())
+
+
+def test_a_kept_call_is_marked_for_its_walk_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The calls that a walk differentiates by their functions are marked on
+    the op, for that walk: none left after an expansion, even a failed one."""
+    assert _marked(expanded(ORDER)) == 0
+    during: list[int] = []
+
+    def failing(e: Emitter, *_: object) -> None:
+        during.append(_marked(e.anchor.get_toplevel_object()))
+        raise RuntimeError("a rule failed")
+
+    monkeypatch.setattr(walks, "backward_walk", failing)
+    ctx = make_context()
+    module = Parser(ctx, ORDER).parse_module()
+    with pytest.raises(RuntimeError, match="a rule failed"):
+        ExpandGradientPass().apply(ctx, module)
+    assert during == [1]  # @f's site is kept, @g's inlined
+    assert _marked(module) == 0
