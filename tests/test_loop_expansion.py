@@ -13,6 +13,7 @@ from test_calls import ORDER
 from test_control_flow import expanded, results, same_bits
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.func import FuncOp
 from xdsl.dialects.scf import ForOp
 from xdsl.dialects.tensor import InsertSliceOp
 from xdsl.ir import Operation
@@ -135,3 +136,44 @@ def test_a_kept_call_is_marked_for_its_walk_only(
         ExpandGradientPass().apply(ctx, module)
     assert during == [1]  # @f's site is kept, @g's inlined
     assert _marked(module) == 0
+
+
+# Two losses through one loop (run-time trip count): each walk has its own
+# recording loop; the first may not put its own in the loop's place, where
+# the second walk would meet it and differentiate its cache too.
+TWO_LOSSES = """
+func.func @main(%x: tensor<3xf32>, %w: tensor<3xf32>, %count: i32) -> (tensor<3xf32>, tensor<3xf32>) {
+  %n = arith.index_cast %count : i32 to index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%h = %x) -> (tensor<3xf32>) {
+    %a = grad.mul %h, %w : tensor<3xf32>
+    %b = grad.sin %a : tensor<3xf32>
+    scf.yield %b : tensor<3xf32>
+  }
+  %l = grad.reduce add %r [0] : tensor<3xf32> to tensor<f32>
+  %s = grad.mul %r, %r : tensor<3xf32>
+  %m = grad.reduce add %s [0] : tensor<3xf32> to tensor<f32>
+  %gx = grad.gradient %l wrt %x control_flow : tensor<f32>, tensor<3xf32>
+  %gw = grad.gradient %m wrt %w control_flow : tensor<f32>, tensor<3xf32>
+  func.return %gx, %gw : tensor<3xf32>, tensor<3xf32>
+}
+"""
+
+
+def test_the_recording_loop_stands_for_the_loop_of_one_walk_only() -> None:
+    module = expanded(TWO_LOSSES)
+    main = next(iter(module.ops))
+    assert isinstance(main, FuncOp)
+    loops = [op for op in main.body.block.ops if isinstance(op, ForOp)]
+    # the second walk's recording loop in the loop's place, the first walk's
+    # recording loop, the two reverse loops: none carries another's cache
+    assert [len(loop.iter_args) for loop in loops] == [2, 2, 2, 2]
+    assert loops[0].results[0].name_hint == "r"
+    args = [np.float32([0.5, -1.0, 2.0]), np.float32([0.9, 0.3, -0.7]), np.int32(4)]
+    found = results(module, *args)
+    for k, (kept, dropped) in enumerate((("gx", "gw"), ("gw", "gx"))):
+        alone = TWO_LOSSES.replace(f"  %{dropped} = grad.gradient", "  // ").replace(
+            "func.return %gx, %gw", f"func.return %{kept}, %{kept}"
+        )
+        assert same_bits(found[k : k + 1], results(expanded(alone), *args)[:1])

@@ -29,6 +29,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
+from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.dialects.scf import (
     ConditionOp,
     ExecuteRegionOp,
@@ -46,7 +47,7 @@ from xdsl.dialects.tensor import (
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
-from gradopt.autodiff.emitter import Emitter
+from gradopt.autodiff.emitter import ConstantPool, Emitter
 from gradopt.autodiff.paths import captured
 from gradopt.autodiff.registry import (
     RegionDerivative,
@@ -59,8 +60,10 @@ from gradopt.autodiff.upstream import is_f32_value, splat
 from gradopt.autodiff.walks import (
     backward_walk_from,
     forward_walk_from,
+    group_key,
     unfold_on_path,
 )
+from gradopt.dialect.differentiation import DifferentiationOp, GradientOp, VjpOp
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.types import tensor_type
 
@@ -462,10 +465,13 @@ def _loop_reverse(
     count: SSAValue,
     static: int | None,
     start: Start,
+    place: Emitter | None = None,
 ) -> Sequence[SSAValue]:
     """The reverse of `op`'s N = `count` iterations by its checkpointing
     policy (SPEC §11): the gradients of its f32 carried values at the first
-    iteration, then the sums of its f32 outer values' shares."""
+    iteration, then the sums of its f32 outer values' shares. With `place`
+    (at `op`), the default cache's recording loop goes there and stands for
+    `op`, whose results it computes by the same ops: the forward runs once."""
     policy = _checkpoint_policy(op)
     carries = _carries(op)
     if policy == "binomial":
@@ -474,7 +480,10 @@ def _loop_reverse(
         return binomial_reverse(e, op, count, static, start)
     if policy == "periodic":
         return _periodic_reverse(e, op, count, static, start).results
-    recorder = _replay(e, op, None, count, _inits(op), (count, static))
+    recorder = _replay(place or e, op, None, count, _inits(op), (count, static))
+    if place is not None:
+        for old, new in zip(op.results, recorder.results, strict=False):
+            old.replace_all_uses_with(new)
     initial = start()
     caches = recorder.results[len(carries) :]
     return _reverse_steps(e, op, caches, None, count, initial).results
@@ -487,13 +496,57 @@ def _for_reverse(
     carries = _carries(op)
     differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
     outer = [v for v in captured(op) if is_f32_value(v.type)]
-    count, static = _trip_count(e, op)
+    place = Emitter(op, ConstantPool()) if _read_by_this_walk_only(e, op) else None
+    count, static = _trip_count(place or e, op)
     initial = [
         g if (g := gradients[j]) is not None else e.zeros_like(op.results[j])
         for j in differentiable
     ] + [e.zeros_like(v) for v in outer]
-    results = _loop_reverse(e, op, count, static, lambda: initial)
-    return [None, None, None, *_carried_shares(op, carries, results)]
+    results = _loop_reverse(e, op, count, static, lambda: initial, place)
+    shares = [None, None, None, *_carried_shares(op, carries, results)]
+    if not any(r.uses for r in op.results):  # its recording loop replaced it
+        op.detach()
+        op.erase()
+    return shares
+
+
+def _read_by_this_walk_only(e: Emitter, op: ForOp) -> bool:
+    """Whether no differentiation op but those of the walk that `e` serves
+    (the group of its anchor) reads `op`'s results, directly or not (through
+    the gradients of that walk too), and no caller does (through a return).
+    Then the recording loop may replace `op`: it computes the same results
+    by the same ops, and no other walk meets it in `op`'s place, where it
+    would differentiate the caches too (a gradient of the gradient would
+    then sum its shares in another order: other bits)."""
+    anchor = e.anchor
+    key = group_key(anchor) if isinstance(anchor, GradientOp | VjpOp) else None
+    seen: set[Operation] = set()
+    pending = list(op.results)
+    while pending:
+        for use in pending.pop().uses:
+            user: Operation | None = use.operation
+            while user is not None and user not in seen:
+                seen.add(user)
+                if isinstance(user, DifferentiationOp) and (
+                    not isinstance(user, GradientOp | VjpOp) or group_key(user) != key
+                ):
+                    return False
+                if isinstance(user, ReturnOp) and _called(user.parent_op()):
+                    return False
+                pending.extend(user.results)
+                user = user.parent_op()
+    return True
+
+
+def _called(function: Operation | None) -> bool:
+    """Whether a call in the module calls `function` (a `func.func`)."""
+    if not isinstance(function, FuncOp):
+        return False
+    name = function.sym_name.data
+    return any(
+        isinstance(op, CallOp) and op.callee.string_value() == name
+        for op in function.get_toplevel_object().walk()
+    )
 
 
 CHECKPOINT = "grad.checkpoint"
