@@ -217,6 +217,7 @@ def backward_walk_from(
                 assert rules.reverse is not None
                 e.result = value
                 inputs = inputs_of(value)  # a call's rule replaces the call
+                e.path = path
                 shares = rules.reverse(e, node, outgoing)
                 pairs = (
                     shares

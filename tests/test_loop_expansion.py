@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from test_calls import ORDER
 from test_control_flow import expanded, results, same_bits
+from test_control_flow import f32 as f32s
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.dialects.func import FuncOp
 from xdsl.dialects.scf import ForOp
 from xdsl.dialects.tensor import InsertSliceOp
@@ -113,6 +114,24 @@ def test_a_row_share_is_added_in_place_with_the_bits_of_the_whole_sum(
     assert same_bits(found, results(before, h0, xs, c))
 
 
+def test_no_share_for_an_outer_value_off_the_path() -> None:
+    """Without `%xs` among the targets, the reverse builds no sum of its
+    rows' shares; the gradient keeps its bits."""
+    text = ROWS.format(n=7, attributes="")
+    alone = text.replace("wrt %xs, %c", "wrt %c").replace(
+        "%gx, %gc = grad.gradient", "%gc = grad.gradient"
+    )
+    alone = alone.replace(
+        "tensor<f32>, tensor<7x4xf32>, tensor<4xf32>", "tensor<f32>, tensor<4xf32>"
+    ).replace("func.return %gx, %gc", "func.return %xs, %gc")
+    module = expanded(alone)
+    assert [a.type for a in _reverse_loop(module).iter_args] == [
+        TensorType(f32, [4])
+    ] * 2  # the state's gradient, %c's sum
+    args = (f32s(4), f32s(7, 4), f32s(4))
+    assert same_bits(results(module, *args)[1:], results(expanded(text), *args)[1:])
+
+
 def _marked(module: Operation) -> int:
     return sum(KEPT in op.attributes for op in module.walk())
 
@@ -167,8 +186,9 @@ def test_the_recording_loop_stands_for_the_loop_of_one_walk_only() -> None:
     assert isinstance(main, FuncOp)
     loops = [op for op in main.body.block.ops if isinstance(op, ForOp)]
     # the second walk's recording loop in the loop's place, the first walk's
-    # recording loop, the two reverse loops: none carries another's cache
-    assert [len(loop.iter_args) for loop in loops] == [2, 2, 2, 2]
+    # recording loop, the two reverse loops: none carries another's cache,
+    # and the first reverse no sum for %w, which is not on its path
+    assert [len(loop.iter_args) for loop in loops] == [2, 2, 1, 2]
     assert loops[0].results[0].name_hint == "r"
     args = [np.float32([0.5, -1.0, 2.0]), np.float32([0.9, 0.3, -0.7]), np.int32(4)]
     found = results(module, *args)

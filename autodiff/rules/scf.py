@@ -334,11 +334,21 @@ def _replay(
     return loop
 
 
-def _on_path(op: Loop) -> Sources:
-    """The carried f32 values of a copied iteration, then the f32 outer
-    values its body reads: where the reverse's walk stops."""
-    outer = [v for v in captured(op) if is_f32_value(v.type)]
-    return lambda values: [v for v in values if is_f32_value(v.type)] + outer
+def _outer(e: Emitter, op: Operation) -> list[SSAValue]:
+    """The f32 values that `op`'s regions read from outside and that lie on
+    the path of the walk calling its rule (`e.path`): only they get shares
+    (a scan's xs that is not a target costs nothing an iteration)."""
+    return [
+        v
+        for v in captured(op)
+        if is_f32_value(v.type) and (e.path is None or v in e.path)
+    ]
+
+
+def _on_path(outer: Sequence[SSAValue]) -> Sources:
+    """The carried f32 values of a copied iteration, then the `outer` values
+    its body reads: where the reverse's walk stops."""
+    return lambda values: [v for v in values if is_f32_value(v.type)] + [*outer]
 
 
 def _reverse_steps(
@@ -348,13 +358,13 @@ def _reverse_steps(
     start: SSAValue | None,
     count: SSAValue,
     initial: Sequence[SSAValue],
+    outer: Sequence[SSAValue],
 ) -> ForOp:
     """A loop over iterations start + count - 1 down to start of `op`, whose
     carried values are at positions count - 1 .. 0 of `caches`: each recomputes
     its iteration and walks it backward, from the gradients of the f32 carried
     values (`initial`, first) and the running sums of the f32 outer values'
     shares (`initial`, after them), which it yields updated."""
-    outer = [v for v in captured(op) if is_f32_value(v.type)]
     reverse = _Body(e, [INDEX, *(v.type for v in initial)])
     loop = ForOp(_int(e, 0, INDEX), count, _int(e, 1, INDEX), initial, reverse.block)
     e.insert(loop)
@@ -368,7 +378,7 @@ def _reverse_steps(
         op,
         k,
         lambda: _loaded(r, op, caches, t),
-        _on_path(op),
+        _on_path(outer),
     )
     reverse.close(
         YieldOp(
@@ -441,13 +451,15 @@ def _add_share(
 
 
 def _carried_shares(
-    op: Operation, carries: Sequence[SSAValue], results: Sequence[SSAValue]
+    op: Operation,
+    carries: Sequence[SSAValue],
+    results: Sequence[SSAValue],
+    outer: Sequence[SSAValue],
 ) -> list[Share | None]:
     """The shares of a loop's initial values and outer values from the final
-    results of its reverse (the f32 carried values' gradients, then the f32
-    outer values' sums)."""
+    results of its reverse (the f32 carried values' gradients, then the sums
+    of the `outer` values')."""
     differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
-    outer = [v for v in captured(op) if is_f32_value(v.type)]
     return [
         _given(results[differentiable.index(j)]) if j in differentiable else None
         for j in range(len(carries))
@@ -465,6 +477,7 @@ def _loop_reverse(
     count: SSAValue,
     static: int | None,
     start: Start,
+    outer: Sequence[SSAValue],
     place: Emitter | None = None,
 ) -> Sequence[SSAValue]:
     """The reverse of `op`'s N = `count` iterations by its checkpointing
@@ -477,16 +490,16 @@ def _loop_reverse(
     if policy == "binomial":
         from gradopt.autodiff.rules.revolve import binomial_reverse
 
-        return binomial_reverse(e, op, count, static, start)
+        return binomial_reverse(e, op, count, static, start, outer)
     if policy == "periodic":
-        return _periodic_reverse(e, op, count, static, start).results
+        return _periodic_reverse(e, op, count, static, start, outer).results
     recorder = _replay(place or e, op, None, count, _inits(op), (count, static))
     if place is not None:
         for old, new in zip(op.results, recorder.results, strict=False):
             old.replace_all_uses_with(new)
     initial = start()
     caches = recorder.results[len(carries) :]
-    return _reverse_steps(e, op, caches, None, count, initial).results
+    return _reverse_steps(e, op, caches, None, count, initial, outer).results
 
 
 def _for_reverse(
@@ -495,15 +508,15 @@ def _for_reverse(
     assert isinstance(op, ForOp)
     carries = _carries(op)
     differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
-    outer = [v for v in captured(op) if is_f32_value(v.type)]
+    outer = _outer(e, op)
     place = Emitter(op, ConstantPool()) if _read_by_this_walk_only(e, op) else None
     count, static = _trip_count(place or e, op)
     initial = [
         g if (g := gradients[j]) is not None else e.zeros_like(op.results[j])
         for j in differentiable
     ] + [e.zeros_like(v) for v in outer]
-    results = _loop_reverse(e, op, count, static, lambda: initial, place)
-    shares = [None, None, None, *_carried_shares(op, carries, results)]
+    results = _loop_reverse(e, op, count, static, lambda: initial, outer, place)
+    shares = [None, None, None, *_carried_shares(op, carries, results, outer)]
     if not any(r.uses for r in op.results):  # its recording loop replaced it
         op.detach()
         op.erase()
@@ -613,6 +626,7 @@ def _periodic_reverse(
     count: SSAValue,
     static: int | None,
     start: Start,
+    outer: Sequence[SSAValue],
 ) -> ForOp:
     """Periodic checkpointing: the forward loop keeps the carried values of
     every P-th iteration; the reverse runs over the segments, last first,
@@ -661,7 +675,7 @@ def _periodic_reverse(
     values = _loaded(b, op, checkpoints, s)
     replayed = _replay(b, op, first, length, values, (period, static_period))
     steps = _reverse_steps(
-        b, op, replayed.results[len(carries) :], first, length, running
+        b, op, replayed.results[len(carries) :], first, length, running, outer
     )
     back.close(YieldOp(*steps.results))
     return loop
@@ -842,7 +856,7 @@ def _while_reverse(
     carries = before.args
     count, last = _while_trip_count(e, op)
     differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
-    outer = [v for v in captured(op) if is_f32_value(v.type)]
+    outer = _outer(e, op)
     types = [*(carries[j].type for j in differentiable), *(v.type for v in outer)]
 
     def leave() -> Sequence[SSAValue]:
@@ -855,7 +869,8 @@ def _while_reverse(
         _yield_gradients(exit, values, gradients, sources)
         return leaving.results
 
-    return _carried_shares(op, carries, _loop_reverse(e, op, count, None, leave))
+    results = _loop_reverse(e, op, count, None, leave, outer)
+    return _carried_shares(op, carries, results, outer)
 
 
 def _while_tangent(
