@@ -93,6 +93,12 @@ def test_a_row_share_is_added_in_place_with_the_bits_of_the_whole_sum(
     assert _whole_zeros(reverse, n) == 0
     # the row's sum goes back into the running sum: the one whole insert
     assert _whole_inserts(reverse, n) == 1
+    # the loop that runs the forward for the reverse stands for the loop
+    main = next(iter(module.ops))
+    assert isinstance(main, FuncOp)
+    loops = [op for op in main.body.block.ops if isinstance(op, ForOp)]
+    assert len(loops) == 2
+    assert "linalg.reduce" in {u.operation.name for u in loops[0].results[0].uses}
 
     h0 = np.array([-0.0, np.inf, 1.0, np.nan], np.float32)
     xs = np.ones((n, 4), np.float32)

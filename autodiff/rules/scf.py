@@ -483,8 +483,10 @@ def _loop_reverse(
     """The reverse of `op`'s N = `count` iterations by its checkpointing
     policy (SPEC §11): the gradients of its f32 carried values at the first
     iteration, then the sums of its f32 outer values' shares. With `place`
-    (at `op`), the default cache's recording loop goes there and stands for
-    `op`, whose results it computes by the same ops: the forward runs once."""
+    (at `op`), the loop that runs the forward for the reverse (the default
+    cache's recording loop, periodic's checkpointing one) goes there and
+    stands for `op`, whose results it computes by the same ops: the forward
+    runs once."""
     policy = _checkpoint_policy(op)
     carries = _carries(op)
     if policy == "binomial":
@@ -492,14 +494,20 @@ def _loop_reverse(
 
         return binomial_reverse(e, op, count, static, start, outer)
     if policy == "periodic":
-        return _periodic_reverse(e, op, count, static, start, outer).results
+        return _periodic_reverse(e, op, count, static, start, outer, place).results
     recorder = _replay(place or e, op, None, count, _inits(op), (count, static))
-    if place is not None:
-        for old, new in zip(op.results, recorder.results, strict=False):
-            old.replace_all_uses_with(new)
+    _stand_for(op, recorder, place)
     initial = start()
     caches = recorder.results[len(carries) :]
     return _reverse_steps(e, op, caches, None, count, initial, outer).results
+
+
+def _stand_for(op: Loop, loop: ForOp, place: Emitter | None) -> None:
+    """With `place`, make `loop`'s first results, `op`'s by the same ops,
+    stand for `op`'s."""
+    if place is not None:
+        for old, new in zip(op.results, loop.results, strict=False):
+            old.replace_all_uses_with(new)
 
 
 def _for_reverse(
@@ -627,34 +635,40 @@ def _periodic_reverse(
     static: int | None,
     start: Start,
     outer: Sequence[SSAValue],
+    place: Emitter | None = None,
 ) -> ForOp:
     """Periodic checkpointing: the forward loop keeps the carried values of
     every P-th iteration; the reverse runs over the segments, last first,
     recomputing each segment's carried values from its checkpoint into a
     cache of P, then reversing them exactly as the default cache does (the
-    same ops on the same values: the same bits)."""
+    same ops on the same values: the same bits). With `place` (at `op`), the
+    forward loop goes there and stands for `op`, as the default cache's
+    recording loop does."""
     carries = _carries(op)
-    period, static_period = _period(e, op, count, static)
-    segments = e.insert(arith.CeilDivSIOp(count, period))
+    here = place or e
+    period, static_period = _period(here, op, count, static)
+    segments = here.insert(arith.CeilDivSIOp(count, period))
     known = None
     if static is not None and static_period is not None:
         known = -(-static // static_period)
     kept = _kept(op)
     empties = [
-        e.insert(
+        here.insert(
             EmptyOp([] if known else [segments], _cache_type(carries[j].type, known))
         )
         for j in kept
     ]
-    forward = _Body(e, [INDEX, *(c.type for c in carries), *(v.type for v in empties)])
+    forward = _Body(
+        here, [INDEX, *(c.type for c in carries), *(v.type for v in empties)]
+    )
     keeping = ForOp(
-        _int(e, 0, INDEX),
+        _int(here, 0, INDEX),
         segments,
-        _int(e, 1, INDEX),
+        _int(here, 1, INDEX),
         [*_inits(op), *empties],
         forward.block,
     )
-    e.insert(keeping)
+    here.insert(keeping)
     s, *rest = forward.block.args
     state, cached = rest[: len(carries)], rest[len(carries) :]
     f = forward.e
@@ -662,6 +676,7 @@ def _periodic_reverse(
     first, length = _segment(f, s, period, count)
     inner = _replay(f, op, first, length, state, None)
     forward.close(YieldOp(*inner.results, *stored))
+    _stand_for(op, keeping, place)
     checkpoints = keeping.results[len(carries) :]
     initial = start()
 
