@@ -12,6 +12,7 @@ import pytest
 from test_calls import ORDER
 from test_control_flow import expanded, results, same_bits
 from test_control_flow import f32 as f32s
+from test_iree_loops import BRANCHY
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.dialects.func import FuncOp
@@ -203,3 +204,12 @@ def test_the_recording_loop_stands_for_the_loop_of_one_walk_only() -> None:
             "func.return %gx, %gw", f"func.return %{kept}, %{kept}"
         )
         assert same_bits(found[k : k + 1], results(expanded(alone), *args)[:1])
+
+
+def test_a_loop_with_a_branch_keeps_its_forward_loop() -> None:
+    """IREE 3.13 ran a recording loop standing for such a loop into a freed
+    buffer (`tests/test_iree_loops.py`): the loop stays beside it."""
+    main = next(iter(expanded(BRANCHY).ops))
+    assert isinstance(main, FuncOp)
+    loops = [op for op in main.body.block.ops if isinstance(op, ForOp)]
+    assert [len(loop.iter_args) for loop in loops] == [1, 2, 2]

@@ -517,7 +517,8 @@ def _for_reverse(
     carries = _carries(op)
     differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
     outer = _outer(e, op)
-    place = Emitter(op, ConstantPool()) if _read_by_this_walk_only(e, op) else None
+    replaces = _read_by_this_walk_only(e, op) and not _has_branch(op)
+    place = Emitter(op, ConstantPool()) if replaces else None
     count, static = _trip_count(place or e, op)
     initial = [
         g if (g := gradients[j]) is not None else e.zeros_like(op.results[j])
@@ -557,6 +558,16 @@ def _read_by_this_walk_only(e: Emitter, op: ForOp) -> bool:
                 pending.extend(user.results)
                 user = user.parent_op()
     return True
+
+
+def _has_branch(op: ForOp) -> bool:
+    """Whether `op`'s body has an `scf.if`. Such a loop keeps its own
+    forward loop beside the recording one: IREE 3.13 frees an `scf.if`'s
+    result that lives on, and a recording loop standing for the loop
+    (its carried value both cached and yielded by a branch, and read after
+    the loop) ran into a freed buffer (`tests/test_iree_loops.py`), even
+    with `runtime/iree_branches`' copies."""
+    return any(isinstance(inner, IfOp) for inner in op.body.walk())
 
 
 def _called(function: Operation | None) -> bool:
