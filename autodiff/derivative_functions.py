@@ -38,13 +38,14 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from gradopt.autodiff.emitter import Emitter
-from gradopt.autodiff.paths import KEPT_CALLS, callee_of, inputs_of, post_order
+from gradopt.autodiff.paths import callee_of, inputs_of, post_order
 from gradopt.autodiff.registry import InOrder, Share, Tangent
 from gradopt.autodiff.upstream import is_f32_value
 from gradopt.autodiff.walks import (
     backward_walk_from,
     forward_walk_from,
     unfold_on_path,
+    unmark,
 )
 
 MARK = "grad.derivative"
@@ -131,7 +132,7 @@ def _split(
     rev = _add(module, aug, FuncOp(rev_name, ([], []), Region(reverse)), "reverse")
     held.operands = _clone_body(callee, primal, primal.args, held)
     sources = [a for a in primal.args if is_f32_value(a.type)]
-    unfold_on_path(lambda: held.operands, lambda: sources, reverse=True)
+    kept = unfold_on_path(lambda: held.operands, lambda: sources, reverse=True)
     results = list(held.operands)
     e = constants.at(placeholder)
     seeds = [
@@ -143,7 +144,10 @@ def _split(
         )
     ]
     arrivals: list[tuple[SSAValue, SSAValue]] = []
-    backward_walk_from(e, seeds, sources, arrivals=arrivals)
+    try:
+        backward_walk_from(e, seeds, sources, arrivals=arrivals)
+    finally:
+        unmark(kept)
     shares = [share for _, share in arrivals]
     tape = _tape(primal, reverse, shares)
     moved: dict[SSAValue, SSAValue] = dict(
@@ -249,7 +253,6 @@ def call_reverse(
     for old, new in zip(op.results, augmented.results[:count], strict=True):
         old.replace_all_uses_with(new)
     arguments = list(op.arguments)
-    KEPT_CALLS.discard(op)
     op.detach()
     op.erase()
     given = [g for g in gradients if g is not None]

@@ -10,7 +10,7 @@ reused, everything else is one new op per op named).
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Container, Hashable, Sequence
 from functools import lru_cache
 
 from xdsl.dialects.builtin import LocationAttr, TensorType, f32, i1
@@ -81,6 +81,9 @@ class Emitter(UpstreamBuilder):
         self.constants = constants
         self.result: SSAValue | None = None
         """The result whose rule a walk calls (for ops of several results)."""
+        self.path: Container[SSAValue] | None = None
+        """The values on the path of the walk that calls a joint rule (None:
+        all): the rule need not build the shares of its other inputs."""
 
     def insert(self, op: Operation) -> SSAValue:
         op.location = self.location

@@ -58,18 +58,20 @@ def inputs_of(value: SSAValue) -> Sequence[SSAValue]:
         return [*op.operands, *captured(op)]
     if (
         isinstance(op, CallOp)
-        and op in KEPT_CALLS
+        and KEPT in op.attributes
         and (callee := callee_of(op)) is not None
     ):
         return _reached_arguments(op, callee)
     return op.operands
 
 
-KEPT_CALLS: set[Operation] = set()
-"""The calls on a path that a reverse walk differentiates by their functions
-rather than inlined (`unfold_on_path` puts them here, their rule takes them
-out when it replaces them): the walk takes their arguments in the order the
-inlined body reaches them."""
+KEPT = "grad.kept"
+"""A unit attribute on a call on a path that a reverse walk differentiates by
+its functions rather than inlined (`unfold_on_path` sets it, its rule erases
+the call, the walk's caller takes it off the calls left): the walk takes their
+arguments in the order the inlined body reaches them. On the op, not in a
+module-level set: an expansion that fails partway leaves no stale entry, and
+two expansions share nothing."""
 
 
 def _reached_arguments(call: CallOp, callee: Operation) -> list[SSAValue]:

@@ -12,13 +12,13 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, UnitAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, OpResult, SSAValue
 
 from gradopt.autodiff.emitter import ConstantPool, Emitter
 from gradopt.autodiff.paths import (
-    KEPT_CALLS,
+    KEPT,
     Inputs,
     depends_on,
     differentiable_inputs,
@@ -109,13 +109,15 @@ def unfold_on_path(
     sources: Callable[[], Sequence[SSAValue]],
     within: Within = None,
     reverse: bool = False,
-) -> None:
+) -> list[Operation]:
     """Replace every op on the path that stands for other ops (a call, by its
     callee's body) by them, until none is left (SPEC §11: calls outside loops
     have the bits of inlining); for the reverse, an op that its rules give
     those bits as well (`RegionDerivative.keeps`) stays. `roots` and
     `sources` are read again after each round, as replacing an op replaces
-    its results."""
+    its results. Returns the ops that stay, marked `KEPT` for the walk:
+    the caller takes the mark off (`unmark`) once the walk is done."""
+    kept: list[Operation] = []
     while True:
         order, path = paths_between(roots(), sources(), within)
         unfolding: dict[Operation, RegionDerivative] = {}
@@ -128,14 +130,22 @@ def unfold_on_path(
                 ):
                     continue
                 if reverse and derivative.keeps(value.op):
-                    KEPT_CALLS.add(value.op)
+                    value.op.attributes[KEPT] = UnitAttr()
+                    kept.append(value.op)
                 else:
                     unfolding[value.op] = derivative
         if not unfolding:
-            return
+            return kept
         for op, derivative in unfolding.items():
             assert derivative.unfold is not None
             derivative.unfold(op)
+
+
+def unmark(kept: Sequence[Operation]) -> None:
+    """Take the `KEPT` mark off the ops `unfold_on_path` left (those whose
+    rule did not replace them): it holds for one walk only."""
+    for op in kept:
+        op.attributes.pop(KEPT, None)
 
 
 def backward_walk(
@@ -207,6 +217,7 @@ def backward_walk_from(
                 assert rules.reverse is not None
                 e.result = value
                 inputs = inputs_of(value)  # a call's rule replaces the call
+                e.path = path
                 shares = rules.reverse(e, node, outgoing)
                 pairs = (
                     shares
@@ -297,8 +308,9 @@ def expand_reverse(ops: Sequence[ReverseModeOp], constants: ConstantPool) -> Non
     """Expand reverse-mode ops of one loss and one seed in one block, in program
     order, by one walk whose new ops go before the first of them."""
     first = ops[0]
+    kept: list[Operation] = []
     if any(op.control_flow is not None for op in ops):
-        unfold_on_path(
+        kept = unfold_on_path(
             lambda: [first.loss],
             lambda: [t for op in ops for t in op.targets],
             reverse=True,
@@ -308,9 +320,12 @@ def expand_reverse(ops: Sequence[ReverseModeOp], constants: ConstantPool) -> Non
     seed = (
         (lambda: first.cotangent) if isinstance(first, VjpOp) else lambda: e.seed(loss)
     )
-    gradients = backward_walk(
-        e, first.loss, seed, [t for op in ops for t in op.targets]
-    )
+    try:
+        gradients = backward_walk(
+            e, first.loss, seed, [t for op in ops for t in op.targets]
+        )
+    finally:
+        unmark(kept)
     results = [
         [gradients[t] if t in gradients else e.zeros_like(t) for t in op.targets]
         for op in ops

@@ -367,8 +367,13 @@ def test_a_loop_body_from_0_by_1_drops_its_index_arithmetic() -> None:
         [step.op.name for step in body.steps if step.result not in body.constants]
         for body in bodies
     ]
-    original, recording, reverse = names
-    assert original == ["tensor.extract_slice", "grad.dot", "grad.add", "math.tanh"]
+    recording, reverse = names  # the recording loop stands for the original
+    assert [n for n in recording if n != "tensor.insert_slice"] == [
+        "tensor.extract_slice",
+        "grad.dot",
+        "grad.add",
+        "math.tanh",
+    ]
     assert "arith.muli" not in recording and "arith.addi" not in recording
     assert [n for n in reverse if n.startswith("arith.") and n.endswith("i")] == [
         "arith.subi"  # n - 1 - k

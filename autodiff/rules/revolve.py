@@ -26,12 +26,11 @@ from collections.abc import Sequence
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr
-from xdsl.dialects.scf import ConditionOp, IfOp, WhileOp, YieldOp
+from xdsl.dialects.scf import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
 from xdsl.dialects.tensor import EmptyOp, ExtractOp, InsertOp
 from xdsl.ir import SSAValue
 
 from gradopt.autodiff.emitter import Emitter
-from gradopt.autodiff.paths import captured
 from gradopt.autodiff.rules.scf import (
     INDEX,
     SNAPSHOTS,
@@ -50,16 +49,19 @@ from gradopt.autodiff.rules.scf import (
     _step_back,
     _store,
 )
-from gradopt.autodiff.upstream import is_f32_value
 
 
 def binomial_reverse(
-    e: Emitter, op: Loop, count: SSAValue, static: int | None, start: Start
+    e: Emitter,
+    op: Loop,
+    count: SSAValue,
+    static: int | None,
+    start: Start,
+    outer: Sequence[SSAValue],
 ) -> Sequence[SSAValue]:
     """The reverse of `op`'s `count` iterations with C snapshots: the running
     values that `start` gives, as the default cache's reverse leaves them."""
     carries = _carries(op)
-    outer = [v for v in captured(op) if is_f32_value(v.type)]
     snapshots, known = _snapshots(e, op, count, static)
     initial = start()
     zero = _int(e, 0, INDEX)
@@ -106,8 +108,8 @@ def binomial_reverse(
     reverse, push = _Body(b, []), _Body(b, [])
     branch = IfOp(turn, types, [reverse.block], [push.block])
     b.insert(branch)
-    values, yielded = _iterate(reverse, op, last, lambda: advanced, _on_path(op))
-    back = _step_back(reverse, values, yielded, running, outer)
+    values, yielded = _iterate(reverse, op, last, lambda: advanced, _on_path(outer))
+    back = _step_back(reverse, values, yielded, running, outer, isinstance(op, ForOp))
     reverse.close(YieldOp(*back, last, settled, *stacks, where))
     pushed = [
         _store(push.e, advanced[j], s, above) for j, s in zip(kept, stacks, strict=True)

@@ -29,6 +29,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
+from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.dialects.scf import (
     ConditionOp,
     ExecuteRegionOp,
@@ -46,7 +47,7 @@ from xdsl.dialects.tensor import (
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
-from gradopt.autodiff.emitter import Emitter
+from gradopt.autodiff.emitter import ConstantPool, Emitter
 from gradopt.autodiff.paths import captured
 from gradopt.autodiff.registry import (
     RegionDerivative,
@@ -54,13 +55,17 @@ from gradopt.autodiff.registry import (
     Tangent,
     register_derivative,
 )
-from gradopt.autodiff.upstream import is_f32_value
+from gradopt.autodiff.rules.tensor import _slice_like
+from gradopt.autodiff.upstream import is_f32_value, splat
 from gradopt.autodiff.walks import (
     backward_walk_from,
     forward_walk_from,
+    group_key,
     unfold_on_path,
 )
+from gradopt.dialect.differentiation import DifferentiationOp, GradientOp, VjpOp
 from gradopt.dialect.errors import OpError
+from gradopt.dialect.types import tensor_type
 
 INDEX = IndexType()
 
@@ -329,11 +334,21 @@ def _replay(
     return loop
 
 
-def _on_path(op: Loop) -> Sources:
-    """The carried f32 values of a copied iteration, then the f32 outer
-    values its body reads: where the reverse's walk stops."""
-    outer = [v for v in captured(op) if is_f32_value(v.type)]
-    return lambda values: [v for v in values if is_f32_value(v.type)] + outer
+def _outer(e: Emitter, op: Operation) -> list[SSAValue]:
+    """The f32 values that `op`'s regions read from outside and that lie on
+    the path of the walk calling its rule (`e.path`): only they get shares
+    (a scan's xs that is not a target costs nothing an iteration)."""
+    return [
+        v
+        for v in captured(op)
+        if is_f32_value(v.type) and (e.path is None or v in e.path)
+    ]
+
+
+def _on_path(outer: Sequence[SSAValue]) -> Sources:
+    """The carried f32 values of a copied iteration, then the `outer` values
+    its body reads: where the reverse's walk stops."""
+    return lambda values: [v for v in values if is_f32_value(v.type)] + [*outer]
 
 
 def _reverse_steps(
@@ -343,13 +358,13 @@ def _reverse_steps(
     start: SSAValue | None,
     count: SSAValue,
     initial: Sequence[SSAValue],
+    outer: Sequence[SSAValue],
 ) -> ForOp:
     """A loop over iterations start + count - 1 down to start of `op`, whose
     carried values are at positions count - 1 .. 0 of `caches`: each recomputes
     its iteration and walks it backward, from the gradients of the f32 carried
     values (`initial`, first) and the running sums of the f32 outer values'
     shares (`initial`, after them), which it yields updated."""
-    outer = [v for v in captured(op) if is_f32_value(v.type)]
     reverse = _Body(e, [INDEX, *(v.type for v in initial)])
     loop = ForOp(_int(e, 0, INDEX), count, _int(e, 1, INDEX), initial, reverse.block)
     e.insert(loop)
@@ -363,9 +378,13 @@ def _reverse_steps(
         op,
         k,
         lambda: _loaded(r, op, caches, t),
-        _on_path(op),
+        _on_path(outer),
     )
-    reverse.close(YieldOp(*_step_back(reverse, values, yielded, running, outer)))
+    reverse.close(
+        YieldOp(
+            *_step_back(reverse, values, yielded, running, outer, isinstance(op, ForOp))
+        )
+    )
     return loop
 
 
@@ -375,12 +394,14 @@ def _step_back(
     yielded: Sequence[SSAValue],
     running: Sequence[SSAValue],
     outer: Sequence[SSAValue],
+    from_zeros: bool,
 ) -> list[SSAValue]:
     """Walk one copied iteration backward, from the gradients of the carried
     values it `yielded` (the first entries of `running`, one per f32 carried
     value) to the carried values it started from (`values`), add the shares
     of the f32 `outer` values onto their running sums (the rest of
-    `running`), and return both."""
+    `running`), and return both. `from_zeros`: those sums started at +0.0
+    (a for's do; a while's start from its exit's shares)."""
     differentiable = [j for j, v in enumerate(values) if is_f32_value(v.type)]
     r = reverse.e
     carried_in = running[: len(differentiable)]
@@ -394,20 +415,51 @@ def _step_back(
         for j in differentiable
     ]
     sums = [
-        r.accumulate(v, total, found[v]) if v in found else total
+        _add_share(r, v, total, found[v], from_zeros) if v in found else total
         for v, total in zip(outer, running[len(differentiable) :], strict=True)
     ]
     return [*carried_out, *sums]
 
 
+def _add_share(
+    e: Emitter, value: SSAValue, total: SSAValue, share: SSAValue, from_zeros: bool
+) -> SSAValue:
+    """`total + share` for `value`; if `total` started at +0.0 (`from_zeros`)
+    and `share` is a slice inserted into zeros (the share
+    of an `extract_slice` of `value`, as a scan reads its row of xs): the
+    slice added onto `total`'s slice, put back in place, in O(slice) rather
+    than two passes over `value` an iteration. The same bits: the running
+    sums start at +0.0 and only add (x + y is -0.0 only if both are), so
+    they hold no -0.0, and `t + 0.0` was `t` on the rest, NaN and inf too."""
+    insert = share.owner
+    if not (
+        from_zeros
+        and isinstance(insert, InsertSliceOp)
+        and not share.uses
+        and isinstance(zeros := insert.dest.owner, arith.ConstantOp)
+        and isinstance(type := zeros.result.type, TensorType)
+        and zeros.value == splat(0.0, type)
+    ):
+        return e.accumulate(value, total, share)
+    source = insert.source
+    slice = _slice_like(e, ExtractSliceOp, [total], insert, tensor_type(source))
+    added = e.accumulate(value, slice, source)
+    updated = _slice_like(e, InsertSliceOp, [added, total], insert, tensor_type(total))
+    insert.detach()
+    insert.erase()
+    return updated
+
+
 def _carried_shares(
-    op: Operation, carries: Sequence[SSAValue], results: Sequence[SSAValue]
+    op: Operation,
+    carries: Sequence[SSAValue],
+    results: Sequence[SSAValue],
+    outer: Sequence[SSAValue],
 ) -> list[Share | None]:
     """The shares of a loop's initial values and outer values from the final
-    results of its reverse (the f32 carried values' gradients, then the f32
-    outer values' sums)."""
+    results of its reverse (the f32 carried values' gradients, then the sums
+    of the `outer` values')."""
     differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
-    outer = [v for v in captured(op) if is_f32_value(v.type)]
     return [
         _given(results[differentiable.index(j)]) if j in differentiable else None
         for j in range(len(carries))
@@ -425,22 +477,37 @@ def _loop_reverse(
     count: SSAValue,
     static: int | None,
     start: Start,
+    outer: Sequence[SSAValue],
+    place: Emitter | None = None,
 ) -> Sequence[SSAValue]:
     """The reverse of `op`'s N = `count` iterations by its checkpointing
     policy (SPEC §11): the gradients of its f32 carried values at the first
-    iteration, then the sums of its f32 outer values' shares."""
+    iteration, then the sums of its f32 outer values' shares. With `place`
+    (at `op`), the loop that runs the forward for the reverse (the default
+    cache's recording loop, periodic's checkpointing one) goes there and
+    stands for `op`, whose results it computes by the same ops: the forward
+    runs once."""
     policy = _checkpoint_policy(op)
     carries = _carries(op)
     if policy == "binomial":
         from gradopt.autodiff.rules.revolve import binomial_reverse
 
-        return binomial_reverse(e, op, count, static, start)
+        return binomial_reverse(e, op, count, static, start, outer)
     if policy == "periodic":
-        return _periodic_reverse(e, op, count, static, start).results
-    recorder = _replay(e, op, None, count, _inits(op), (count, static))
+        return _periodic_reverse(e, op, count, static, start, outer, place).results
+    recorder = _replay(place or e, op, None, count, _inits(op), (count, static))
+    _stand_for(op, recorder, place)
     initial = start()
     caches = recorder.results[len(carries) :]
-    return _reverse_steps(e, op, caches, None, count, initial).results
+    return _reverse_steps(e, op, caches, None, count, initial, outer).results
+
+
+def _stand_for(op: Loop, loop: ForOp, place: Emitter | None) -> None:
+    """With `place`, make `loop`'s first results, `op`'s by the same ops,
+    stand for `op`'s."""
+    if place is not None:
+        for old, new in zip(op.results, loop.results, strict=False):
+            old.replace_all_uses_with(new)
 
 
 def _for_reverse(
@@ -449,14 +516,69 @@ def _for_reverse(
     assert isinstance(op, ForOp)
     carries = _carries(op)
     differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
-    outer = [v for v in captured(op) if is_f32_value(v.type)]
-    count, static = _trip_count(e, op)
+    outer = _outer(e, op)
+    replaces = _read_by_this_walk_only(e, op) and not _has_branch(op)
+    place = Emitter(op, ConstantPool()) if replaces else None
+    count, static = _trip_count(place or e, op)
     initial = [
         g if (g := gradients[j]) is not None else e.zeros_like(op.results[j])
         for j in differentiable
     ] + [e.zeros_like(v) for v in outer]
-    results = _loop_reverse(e, op, count, static, lambda: initial)
-    return [None, None, None, *_carried_shares(op, carries, results)]
+    results = _loop_reverse(e, op, count, static, lambda: initial, outer, place)
+    shares = [None, None, None, *_carried_shares(op, carries, results, outer)]
+    if not any(r.uses for r in op.results):  # its recording loop replaced it
+        op.detach()
+        op.erase()
+    return shares
+
+
+def _read_by_this_walk_only(e: Emitter, op: ForOp) -> bool:
+    """Whether no differentiation op but those of the walk that `e` serves
+    (the group of its anchor) reads `op`'s results, directly or not (through
+    the gradients of that walk too), and no caller does (through a return).
+    Then the recording loop may replace `op`: it computes the same results
+    by the same ops, and no other walk meets it in `op`'s place, where it
+    would differentiate the caches too (a gradient of the gradient would
+    then sum its shares in another order: other bits)."""
+    anchor = e.anchor
+    key = group_key(anchor) if isinstance(anchor, GradientOp | VjpOp) else None
+    seen: set[Operation] = set()
+    pending = list(op.results)
+    while pending:
+        for use in pending.pop().uses:
+            user: Operation | None = use.operation
+            while user is not None and user not in seen:
+                seen.add(user)
+                if isinstance(user, DifferentiationOp) and (
+                    not isinstance(user, GradientOp | VjpOp) or group_key(user) != key
+                ):
+                    return False
+                if isinstance(user, ReturnOp) and _called(user.parent_op()):
+                    return False
+                pending.extend(user.results)
+                user = user.parent_op()
+    return True
+
+
+def _has_branch(op: ForOp) -> bool:
+    """Whether `op`'s body has an `scf.if`. Such a loop keeps its own
+    forward loop beside the recording one: IREE 3.13 frees an `scf.if`'s
+    result that lives on, and a recording loop standing for the loop
+    (its carried value both cached and yielded by a branch, and read after
+    the loop) ran into a freed buffer (`tests/test_iree_loops.py`), even
+    with `runtime/iree_branches`' copies."""
+    return any(isinstance(inner, IfOp) for inner in op.body.walk())
+
+
+def _called(function: Operation | None) -> bool:
+    """Whether a call in the module calls `function` (a `func.func`)."""
+    if not isinstance(function, FuncOp):
+        return False
+    name = function.sym_name.data
+    return any(
+        isinstance(op, CallOp) and op.callee.string_value() == name
+        for op in function.get_toplevel_object().walk()
+    )
 
 
 CHECKPOINT = "grad.checkpoint"
@@ -523,34 +645,41 @@ def _periodic_reverse(
     count: SSAValue,
     static: int | None,
     start: Start,
+    outer: Sequence[SSAValue],
+    place: Emitter | None = None,
 ) -> ForOp:
     """Periodic checkpointing: the forward loop keeps the carried values of
     every P-th iteration; the reverse runs over the segments, last first,
     recomputing each segment's carried values from its checkpoint into a
     cache of P, then reversing them exactly as the default cache does (the
-    same ops on the same values: the same bits)."""
+    same ops on the same values: the same bits). With `place` (at `op`), the
+    forward loop goes there and stands for `op`, as the default cache's
+    recording loop does."""
     carries = _carries(op)
-    period, static_period = _period(e, op, count, static)
-    segments = e.insert(arith.CeilDivSIOp(count, period))
+    here = place or e
+    period, static_period = _period(here, op, count, static)
+    segments = here.insert(arith.CeilDivSIOp(count, period))
     known = None
     if static is not None and static_period is not None:
         known = -(-static // static_period)
     kept = _kept(op)
     empties = [
-        e.insert(
+        here.insert(
             EmptyOp([] if known else [segments], _cache_type(carries[j].type, known))
         )
         for j in kept
     ]
-    forward = _Body(e, [INDEX, *(c.type for c in carries), *(v.type for v in empties)])
+    forward = _Body(
+        here, [INDEX, *(c.type for c in carries), *(v.type for v in empties)]
+    )
     keeping = ForOp(
-        _int(e, 0, INDEX),
+        _int(here, 0, INDEX),
         segments,
-        _int(e, 1, INDEX),
+        _int(here, 1, INDEX),
         [*_inits(op), *empties],
         forward.block,
     )
-    e.insert(keeping)
+    here.insert(keeping)
     s, *rest = forward.block.args
     state, cached = rest[: len(carries)], rest[len(carries) :]
     f = forward.e
@@ -558,6 +687,7 @@ def _periodic_reverse(
     first, length = _segment(f, s, period, count)
     inner = _replay(f, op, first, length, state, None)
     forward.close(YieldOp(*inner.results, *stored))
+    _stand_for(op, keeping, place)
     checkpoints = keeping.results[len(carries) :]
     initial = start()
 
@@ -571,7 +701,7 @@ def _periodic_reverse(
     values = _loaded(b, op, checkpoints, s)
     replayed = _replay(b, op, first, length, values, (period, static_period))
     steps = _reverse_steps(
-        b, op, replayed.results[len(carries) :], first, length, running
+        b, op, replayed.results[len(carries) :], first, length, running, outer
     )
     back.close(YieldOp(*steps.results))
     return loop
@@ -752,7 +882,7 @@ def _while_reverse(
     carries = before.args
     count, last = _while_trip_count(e, op)
     differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
-    outer = [v for v in captured(op) if is_f32_value(v.type)]
+    outer = _outer(e, op)
     types = [*(carries[j].type for j in differentiable), *(v.type for v in outer)]
 
     def leave() -> Sequence[SSAValue]:
@@ -765,7 +895,8 @@ def _while_reverse(
         _yield_gradients(exit, values, gradients, sources)
         return leaving.results
 
-    return _carried_shares(op, carries, _loop_reverse(e, op, count, None, leave))
+    results = _loop_reverse(e, op, count, None, leave, outer)
+    return _carried_shares(op, carries, results, outer)
 
 
 def _while_tangent(
