@@ -61,13 +61,13 @@ def plain_lowering() -> Iterator[None]:
     """IREE's lowering and flags as before the loop rewrites."""
     from gradopt.runtime import iree
 
-    saved = (iree.accumulate_rows_in_place, iree.unroll_loops, iree.compile_flags)
-    iree.accumulate_rows_in_place = iree.unroll_loops = lambda module: 0
+    saved = (iree.unroll_loops, iree.compile_flags)
+    iree.unroll_loops = lambda module: 0
     iree.compile_flags = lambda text: iree.COMPILE_FLAGS
     try:
         yield
     finally:
-        iree.accumulate_rows_in_place, iree.unroll_loops, iree.compile_flags = saved
+        iree.unroll_loops, iree.compile_flags = saved
 
 
 def main() -> None:

@@ -49,12 +49,7 @@ from gradopt.passes.convert_grad_to_standard import ConvertGradToStandardPass
 from gradopt.runtime.buffers import importable
 from gradopt.runtime.iree_branches import copy_branch_results
 from gradopt.runtime.iree_driver import driver_for
-from gradopt.runtime.iree_loops import (
-    MAX_UNROLL,
-    UNROLL_BUDGET,
-    accumulate_rows_in_place,
-    unroll_loops,
-)
+from gradopt.runtime.iree_loops import MAX_UNROLL, UNROLL_BUDGET, unroll_loops
 from gradopt.support import environment, files
 
 INSTALL_HINT = (
@@ -138,9 +133,8 @@ def installed() -> bool:
 def lower(module: ModuleOp) -> str:
     """The text of `module` (with its gradients expanded) lowered to upstream
     dialects, with the tensors that `scf.if` branches yield copied in the
-    branch (`iree_branches`), and loops' running sums of slices updated in
-    place and small loops unrolled (`iree_loops`). The module itself is left
-    as it was."""
+    branch (`iree_branches`), and small loops unrolled (`iree_loops`). The
+    module itself is left as it was."""
     lowered = _lowered(module)
     unroll_loops(lowered)
     return _text(lowered)
@@ -151,7 +145,6 @@ def _lowered(module: ModuleOp) -> ModuleOp:
     lowered = module.clone()
     ConvertGradToStandardPass().apply(make_context(), lowered)
     copy_branch_results(lowered)
-    accumulate_rows_in_place(lowered)
     return lowered
 
 

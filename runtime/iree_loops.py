@@ -1,19 +1,12 @@
 """Rewrites of lowered programs before IREE compiles them, for loops that
 run many small iterations (the expanded gradient of a recurrence: SPEC §11,
-bench/RESULTS.md). Both keep every result's bits.
+bench/RESULTS.md). It keeps every result's bits.
 
 IREE runs an `scf.for` on the host: each iteration records and submits a
 command buffer of the body's dispatches, and each loop-carried tensor is a
 fresh allocation, copied whole when the body updates part of it. For a step
 of a 16-wide RNN that host work, not the arithmetic, is the time:
 
-- `accumulate_rows_in_place`: the reverse loop adds each step's share of a
-  sliced input into its running sum as `sum + insert_slice(share into
-  zeros)`, a whole-tensor add (and a zero fill) every iteration, O(N) for an
-  N-row input. It becomes `insert_slice(extract_slice(sum) + share into
-  sum)`: the row alone is added. The other elements were `x + 0.0`, which
-  is `x` for every `x` but -0.0; a sum that starts at +0.0 and only ever has
-  values added to it is never -0.0 (`a + b` is -0.0 only if both are).
 - `unroll_loops`: an innermost loop (no region in its body but the payloads
   of `linalg` ops) runs `factor` iterations per trip, then the remaining
   ones one at a time, so IREE records and submits one command buffer for
@@ -24,13 +17,8 @@ of a 16-wide RNN that host work, not the arithmetic, is the time:
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-
-from xdsl.dialects import arith, scf, tensor
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
-    AnyFloat,
-    DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -45,99 +33,6 @@ the unrolled host code; bench/RESULTS.md measures the trade)."""
 
 MAX_UNROLL = 10
 """The most iterations one trip of an unrolled loop runs."""
-
-_DYNAMIC = -(1 << 63)
-"""How `tensor` slice ops mark an offset, size or stride given as an operand."""
-
-
-def _positive_zero_splat(value: SSAValue) -> bool:
-    """Whether `value` is a constant tensor of +0.0 floats."""
-    op = value.owner
-    if not isinstance(op, arith.ConstantOp):
-        return False
-    attr = op.value
-    if not isinstance(attr, DenseIntOrFPElementsAttr):
-        return False
-    if not isinstance(attr.get_element_type(), AnyFloat):
-        return False
-    return all(
-        isinstance(x, float) and x == 0 and math.copysign(1.0, x) > 0
-        for x in attr.get_values()
-    )
-
-
-def _mixed(static: Sequence[int], dynamic: Sequence[SSAValue]) -> list[SSAValue | int]:
-    """A slice's offsets, sizes or strides as `ExtractSliceOp` takes them."""
-    operands = iter(dynamic)
-    return [next(operands) if x == _DYNAMIC else x for x in static]
-
-
-def _accumulate_row(loop: scf.ForOp, position: int) -> bool:
-    """Rewrite the running sum carried at `position` if it is
-    `sum + insert_slice(share into +0.0)` from a +0.0 start."""
-    body = loop.body.block
-    carried = body.args[position + 1]
-    terminator = body.last_op
-    assert isinstance(terminator, scf.YieldOp)
-    add = terminator.operands[position].owner
-    if not isinstance(add, arith.AddfOp) or not carried.has_one_use():
-        return False
-    if add.lhs is carried:
-        insert = add.rhs.owner
-    elif add.rhs is carried:
-        insert = add.lhs.owner
-    else:
-        return False
-    if not isinstance(insert, tensor.InsertSliceOp) or not insert.result.has_one_use():
-        return False
-    if not add.result.has_one_use() or insert.parent_block() is not body:
-        return False
-    if not (
-        _positive_zero_splat(insert.dest)
-        and _positive_zero_splat(loop.iter_args[position])
-    ):
-        return False
-    static = [
-        attr.get_values()
-        for attr in (insert.static_offsets, insert.static_sizes, insert.static_strides)
-    ]
-    row = tensor.ExtractSliceOp(
-        carried,
-        _mixed(static[0], insert.offsets),
-        _mixed(static[1], insert.sizes),
-        _mixed(static[2], insert.strides),
-        insert.source.type,
-    )
-    share = insert.source
-    lhs, rhs = (row.result, share) if add.lhs is carried else (share, row.result)
-    total = arith.AddfOp(lhs, rhs, add.fastmath)
-    update = tensor.InsertSliceOp.get(
-        total.result,
-        carried,
-        static[1],
-        static[0],
-        static[2],
-        list(insert.offsets),
-        list(insert.sizes),
-        list(insert.strides),
-    )
-    body.insert_ops_before([row, total, update], add)
-    add.result.replace_all_uses_with(update.result)
-    add.detach()
-    add.erase()
-    insert.detach()
-    insert.erase()
-    return True
-
-
-def accumulate_rows_in_place(module: ModuleOp) -> int:
-    """Rewrite, in place, every running sum of a slice that `module`'s loops
-    carry (see above); returns how many."""
-    done = 0
-    for loop in [op for op in module.walk() if isinstance(op, scf.ForOp)]:
-        for position in range(len(loop.iter_args)):
-            done += _accumulate_row(loop, position)
-    return done
 
 
 def _innermost(loop: scf.ForOp) -> bool:
