@@ -533,14 +533,21 @@ def _set(flat_x: Array, where_to: Array, values: Array, repeats: bool) -> Array:
     return where(not_equal(hits, 0), written, flat_x)
 
 
-def _last_occurrence(where_to: Array) -> Array:
-    """Whether each position is the last occurrence of its value (bool):
-    in the stable sort order, where the next sorted value differs."""
+def _sorted_runs(where_to: Array) -> tuple[Array, Array]:
+    """The stable sort order of `where_to`, and whether each sorted value
+    differs from the next (the ends of its runs of equal values)."""
     count = where_to.size
     order = lax.argsort(where_to, 0)
     ordered = lax.gather(where_to, order, 0)
     following = lax.slice(ordered, [1], [count], [1])
-    differs = not_equal(lax.slice(ordered, [0], [count - 1], [1]), following)
+    return order, not_equal(lax.slice(ordered, [0], [count - 1], [1]), following)
+
+
+def _last_occurrence(where_to: Array) -> Array:
+    """Whether each position is the last occurrence of its value (bool):
+    in the stable sort order, where the next sorted value differs."""
+    count = where_to.size
+    order, differs = _sorted_runs(where_to)
     last = lax.concatenate([astype(differs, INT32), full((1,), 1)], 0)
     unsorted = lax.scatter_add(full((count,), 0, INT32), order, last, 0)
     return not_equal(unsorted, 0)
@@ -582,13 +589,8 @@ def _traced_occurrences(where_to: Array) -> Array:
     """`_occurrences` of a traced index (int32): each entry's place in its
     run of equal positions in the stable sort order."""
     count = where_to.size
-    order = lax.argsort(where_to, 0)
-    ordered = lax.gather(where_to, order, 0)
+    order, differs = _sorted_runs(where_to)
     places = lax.iota(INT32, (count,), 0)
-    differs = not_equal(
-        lax.slice(ordered, [1], [count], [1]),
-        lax.slice(ordered, [0], [count - 1], [1]),
-    )
     starts = lax.concatenate([full((1,), True), differs], 0)
     run_start = cummax(where(starts, places, 0))
     return lax.scatter_add(
