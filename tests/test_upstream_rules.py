@@ -80,6 +80,7 @@ BINARY: dict[str, tuple[Callable[[np.ndarray, np.ndarray], np.ndarray], float]] 
     "arith.remf": (np.fmod, 2.0),
     "math.atan2": (np.arctan2, 0.0),
     "math.powf": (np.power, 2.0),
+    "math.copysign": (np.copysign, -2.0),
 }
 
 
