@@ -16,7 +16,7 @@ import math
 import operator
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple, SupportsIndex
@@ -37,7 +37,11 @@ from gradopt.dialect.types import Value, dtype_of, is_i1, is_value_type, layout_
 from gradopt.dialect.verifier import verify_module
 from gradopt.interpreter import Interpreter
 from gradopt.runtime.background import BackgroundCompile
-from gradopt.runtime.threads import blas_threads_for, largest_product
+from gradopt.runtime.threads import (
+    blas_threads_for,
+    largest_product,
+    openblas_splits,
+)
 from gradopt.support import determinism, environment
 from gradopt.support.caches import BoundedCache, module_bytes
 from gradopt.support.diagnostics import (
@@ -435,7 +439,12 @@ class Program:
     @cached_property
     def blas_threads(self) -> AbstractContextManager[object]:
         """How a run that is not deterministic sets BLAS's threads, chosen once
-        by the largest product (entered again by each run)."""
+        by the largest product (entered again by each run). With OpenBLAS,
+        whose own choice is one thread for every product of a program such
+        as the small MLP step, no limit: setting it and lifting it again
+        took 5-6 us a run, which changed nothing (`openblas_splits`)."""
+        if determinism.blas_threads() is not None and not openblas_splits(self.module):
+            return nullcontext()
         return blas_threads_for(self.largest_product)
 
     def run_compiled(self, entry: str, arguments: list[np.ndarray]) -> list[np.ndarray]:
