@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, NamedTuple, SupportsIndex
+from typing import TYPE_CHECKING, Any, NamedTuple, SupportsIndex
 
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
@@ -755,10 +755,10 @@ class _Entry(NamedTuple):
 
     def arguments(
         self, slots: Sequence[np.ndarray], args: Sequence[np.ndarray], iree: bool
-    ) -> list[object]:
+    ) -> list[Any]:
         """The entry's arguments in order: a scalar staged input is a NumPy
         scalar, or a Python number for IREE."""
-        staged: list[object] = list(args)
+        staged: list[Any] = list(args)
         if any(self.scalars):
             staged = [
                 (value.item() if iree else value[()]) if scalar else value

@@ -28,7 +28,7 @@ import contextlib
 import ctypes
 import os
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterator
 from functools import cache
 
 from gradopt.support import environment
@@ -50,7 +50,7 @@ _GET = (
 )
 
 
-_ENVIRONMENT: Mapping[object, object] = getattr(os.environ, "_data", os.environ)
+_ENVIRONMENT: Container[object] = getattr(os.environ, "_data", os.environ)
 """What `os.environ` keeps its variables in (updated with it), by encoded name
 (`os.environ` itself where it keeps none)."""
 _VARIABLE_KEY = (
