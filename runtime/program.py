@@ -682,14 +682,18 @@ def _check_disjoint(
     """Raise `error` for the first array that may share memory with an
     earlier one. Two arrays whose `base` chains end at different arrays that
     own their data (as NumPy allocated it) cannot; only the other pairs are
-    compared, by `np.may_share_memory` (0.3 us a pair)."""
-    seen: list[tuple[int | None, int]] = []
-    for i, array in enumerate(arrays):
-        root: object = array
-        while isinstance(root, np.ndarray) and root.base is not None:
-            root = root.base
+    compared, by `np.may_share_memory` (0.3 us a pair); when every array has
+    an owner of its own, as a training loop's weights do, no pair is looked
+    at."""
+    owners: list[int | None] = []
+    for array in arrays:
+        root = _memory(array)
         owned = isinstance(root, np.ndarray) and root.flags.owndata
-        owner = id(root) if owned else None
+        owners.append(id(root) if owned else None)
+    if None not in owners and len(set(owners)) == len(owners):
+        return
+    seen: list[tuple[int | None, int]] = []
+    for i, (array, owner) in enumerate(zip(arrays, owners, strict=True)):
         for other, j in seen:
             if owner is not None and other is not None and owner != other:
                 continue
