@@ -90,36 +90,6 @@ def test_the_limit_leaves_a_library_on_one_thread_as_it_is() -> None:
     assert determinism.blas_threads() == before
 
 
-def test_the_environment_variable_is_read_at_each_run(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Unset (read without `os.environ`'s `KeyError`), blank, set, unset
-    again, malformed: each run sees the value of the moment."""
-    calls: list[int] = []
-    real = determinism.single_threaded_blas
-
-    def counting():
-        calls.append(1)
-        return real()
-
-    monkeypatch.setattr(determinism, "single_threaded_blas", counting)
-    monkeypatch.delenv(determinism.VARIABLE, raising=False)
-    program = Program(dot_program(2, 2, 2))
-    program.run()
-    monkeypatch.setenv(determinism.VARIABLE, " ")
-    program.run()
-    assert calls == []
-    monkeypatch.setenv(determinism.VARIABLE, "yes")
-    program.run()
-    assert calls == [1]
-    monkeypatch.delenv(determinism.VARIABLE)
-    program.run()
-    assert calls == [1]
-    monkeypatch.setenv(determinism.VARIABLE, "2")
-    with pytest.raises(GradoptError, match="GRADOPT_DETERMINISTIC must be 1 or 0"):
-        program.run()
-
-
 def test_float_errors_are_ignored_inside_and_as_before_outside() -> None:
     one, zero = np.float32(1.0), np.float32(0.0)
     with np.errstate(divide="raise"):
