@@ -317,8 +317,10 @@ class Program:
         deterministic: bool | None = None,
         in_place: bool = False,
     ) -> RunResult:
-        """Run `entry` on copies of the inputs; the slots are updated in the
-        copies, which the result holds. `backend` is `numpy` (the interpreter)
+        """Run `entry` on copies of the slots, which are updated in the
+        copies, which the result holds; staged inputs are only read (an
+        aligned C-ordered array of the right dtype in place), and no result
+        shares memory with any input. `backend` is `numpy` (the interpreter)
         or `iree` (compiled by IREE on the first run, needs the `iree` extra;
         IREE only reads its inputs, so it reads aligned arrays in place, and
         its results are new arrays that alias no input).
@@ -858,7 +860,8 @@ def run(
     (`{"w": ...}` for `%w`); each is converted to the declared element type
     as `numpy.asarray(value, dtype)` converts it (float32, int32 or bool) and
     must have exactly the declared shape; any not given starts as zeros. The
-    inputs are copied, never changed (unless `in_place`: see `Program.run`).
+    inputs are never changed: the slots are copied (unless `in_place`: see
+    `Program.run`), the staged inputs only read.
     `backend` is `numpy` (the interpreter), `iree` (needs the `iree` extra)
     or `auto` (the interpreter until IREE has compiled the program in the
     background); `deterministic` see `Program.run`.
