@@ -220,8 +220,9 @@ def _structure(tree: Any, leaves: list[Any]) -> object:
     to `leaves` in `flatten`'s order: its structure as `flatten` reads it
     (the kind of each tuple or list, the sorted keys of each dict) and each
     leaf's `_signature`, as nested tuples, which Python hashes and compares
-    in C: the `TreeDef` that `flatten` builds cost 10-20 us a call to build,
-    hash and compare, a tenth of a small step."""
+    in C, where the `TreeDef` that `flatten` builds is built, hashed and
+    compared field by field in Python (`bench/jit_call.py`: the lookup of a
+    small step's signature took 54 us, 15 us with this key, at load 18)."""
     if type(tree) is np.ndarray:  # most leaves: checked first
         leaves.append(tree)
         dtype = tree.dtype

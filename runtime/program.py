@@ -317,10 +317,10 @@ class Program:
         deterministic: bool | None = None,
         in_place: bool = False,
     ) -> RunResult:
-        """Run `entry` on copies of the slots, which are updated in the
-        copies, which the result holds; staged inputs are only read (an
-        aligned C-ordered array of the right dtype in place), and no result
-        shares memory with any input. `backend` is `numpy` (the interpreter)
+        """Run `entry` on copies of the slots (updated there; the result holds
+        them); staged inputs are only read (an aligned C-ordered array of
+        the right dtype where it is), and no result shares memory with any
+        input. `backend` is `numpy` (the interpreter)
         or `iree` (compiled by IREE on the first run, needs the `iree` extra;
         IREE only reads its inputs, so it reads aligned arrays in place, and
         its results are new arrays that alias no input).
@@ -419,10 +419,10 @@ class Program:
         """The results of `@main`, whose inputs are all staged, on `values`:
         for the front end, whose trace is keyed by its inputs' dtypes and
         shapes, so that each value converts to its input's type as it is
-        (no check, no `RunResult`; 11 of the 22 us a call that computes
-        nothing took). Each is converted as `run` converts it; the
-        interpreter reads an aligned C-ordered array of the right dtype in
-        place. Other backends, and an entry with slots, go through `run`."""
+        (no signature check, no `RunResult`). Each is converted as `run`
+        converts it; the interpreter reads an aligned C-ordered array of the
+        right dtype in place. Other backends, and an entry with slots, go
+        through `run`."""
         known = self.entry("main")
         if backend != "numpy" or known.slots:
             return self.run(args=values, backend=backend).results
