@@ -46,6 +46,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from gradopt.dialect.context import make_context
 from gradopt.passes.convert_grad_to_standard import ConvertGradToStandardPass
+from gradopt.passes.gather_windows import GatherWindowsPass
 from gradopt.runtime.buffers import importable
 from gradopt.runtime.iree_branches import copy_branch_results
 from gradopt.runtime.iree_driver import driver_for
@@ -133,7 +134,8 @@ def installed() -> bool:
 
 def lower(module: ModuleOp) -> str:
     """The text of `module` (with its gradients expanded) lowered to upstream
-    dialects, with the tensors that `scf.if` branches yield copied in the
+    dialects, with the windows of a convolution gathered by one op
+    (`gather-windows`), the tensors that `scf.if` branches yield copied in the
     branch (`iree_branches`), element accesses outside `linalg` bodies made
     on rank 1 (`iree_elements`), and small loops unrolled (`iree_loops`). The
     module itself is left as it was."""
@@ -145,6 +147,7 @@ def lower(module: ModuleOp) -> str:
 def _lowered(module: ModuleOp) -> ModuleOp:
     """`lower` but for the unrolling."""
     lowered = module.clone()
+    GatherWindowsPass().apply(make_context(), lowered)
     ConvertGradToStandardPass().apply(make_context(), lowered)
     copy_branch_results(lowered)
     linearize_element_accesses(lowered)
