@@ -39,7 +39,7 @@ K1 = RNG.standard_normal((4, 3, 3)).astype(np.float32)
 def _net(x: Any, w1: Any, w2: Any, x1: Any, k1: Any) -> Any:
     """Convolutions with padding, strides, dilation and groups, and pools."""
     h = gnn.relu(gnn.conv2d(x, w1, None, stride=1, padding=1))
-    h = gnn.conv2d(h, w2, None, stride=(2, 1), padding=(1, 2), dilation=(1, 2), groups=2)
+    h = gnn.conv2d(h, w2, None, (2, 1), padding=(1, 2), dilation=(1, 2), groups=2)
     pooled = gnn.max_pool2d(h, 2, 1) + gnn.avg_pool2d(h, 2, 1, 1)[:, :, 1:-1, 1:-1]
     line = gnn.max_pool1d(gnn.conv1d(x1, k1, None, stride=2, padding=1, dilation=2), 2)
     return gnp.sum(pooled * pooled) + gnp.sum(line)
