@@ -39,7 +39,7 @@ from math import prod
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import AffineMapAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import AffineMapAttr, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
@@ -54,6 +54,10 @@ from xdsl.pattern_rewriter import (
 
 from gradopt.dialect import ops as grad
 from gradopt.dialect.types import tensor_type
+
+GATHERED = "gather-windows"
+"""The `doc` of the generics this pass makes, by which IREE's flags are chosen
+(`gradopt.runtime.iree.compile_flags`)."""
 
 
 @dataclass(frozen=True)
@@ -168,6 +172,7 @@ def gather(w: Windows, axis: int) -> list[Operation]:
         ],
         [IteratorTypeAttr.parallel()] * len(shape),
         [type],
+        doc=StringAttr(GATHERED),
     )
     return [empty, generic]
 
