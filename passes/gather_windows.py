@@ -191,11 +191,13 @@ class GatherWindows(RewritePattern):
         reshape = grad.ReshapeOp(ops[-1].results[0], tensor_type(op.result))
         rewriter.replace(op, [*ops, reshape])
         for owner in operands:
-            if isinstance(owner, Operation) and not owner.results[0].uses:
-                source = owner.operands[0].owner
-                rewriter.erase(owner)
-                if isinstance(source, grad.SliceOp) and not source.result.uses:
-                    rewriter.erase(source)
+            if not isinstance(owner, Operation) or owner.results[0].uses:
+                continue
+            sliced = owner.operands[0].owner
+            rewriter.erase(owner)
+            unit = isinstance(owner, grad.ReshapeOp)
+            if unit and isinstance(sliced, grad.SliceOp) and not sliced.result.uses:
+                rewriter.erase(sliced)
 
 
 @dataclass(frozen=True)

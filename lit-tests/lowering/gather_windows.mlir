@@ -19,7 +19,7 @@ func.func @stride1(%x: tensor<1x2x3x3xf32>) -> tensor<2x8x2x4xf32> {
 // CHECK-LABEL: func.func @stride1
 // CHECK-NEXT:    %xp = grad.pad %x
 // CHECK-NEXT:    %{{.*}} = tensor.empty() : tensor<1x2x2x2x4x4xf32>
-// CHECK-NEXT:    %{{.*}} = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, (d4 + d1), (d5 + d2))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%xp : tensor<1x2x5x5xf32>) outs(%{{.*}} : tensor<1x2x2x2x4x4xf32>) {
+// CHECK-NEXT:    %{{.*}} = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, (d4 + d1), (d5 + d2))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"], doc = "gather-windows"} ins(%xp : tensor<1x2x5x5xf32>) outs(%{{.*}} : tensor<1x2x2x2x4x4xf32>) {
 // CHECK-NEXT:    ^{{.*}}(%[[IN:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT:      linalg.yield %[[IN]] : f32
 // CHECK-NEXT:    } -> tensor<1x2x2x2x4x4xf32>
