@@ -81,7 +81,7 @@ which would make one dispatch of a reverse step's elementwise ops but gives
 wrong results on `examples/train_loop.mlir` with IREE 3.13. Also for a
 program whose convolution windows `gather-windows` gathered: IREE then reads
 the gathered patches in the matrix products instead of packing them twice,
-0.68-0.79x the time of the concat with tiled layouts on the CNN step, where
+0.68-0.83x the time of the concat with tiled layouts on the CNN step, where
 the gather with tiled layouts made no difference (`bench/gather_windows.py`,
 bench/RESULTS.md)."""
 
