@@ -64,7 +64,8 @@ def _dims(op: Operation, map: AffineMap) -> list[int | None]:
             dims.append(None)
         else:
             raise OpError(
-                op, f"cannot be run: its reduction body reads through {map}, not a "
+                op,
+                f"cannot be run: its reduction body reads through {map}, not a "
                 "projected permutation",
             )
     return dims
@@ -144,7 +145,9 @@ def fold_kernel(op: GenericOp) -> tuple[Kernel, list[SSAValue]]:
             squeezed = acc.reshape([loops[d] for d in sorted(dims)])
             layout = np.argsort(np.argsort(dims))
             shape = tensor_type(op.res[j]).get_shape()
-            results.append(np.ascontiguousarray(squeezed.transpose(layout)).reshape(shape))
+            results.append(
+                np.ascontiguousarray(squeezed.transpose(layout)).reshape(shape)
+            )
         return results[0] if len(results) == 1 else tuple(results)
 
     return kernel, [*op.inputs, *op.outputs, *outer]

@@ -69,7 +69,9 @@ def block_program(
             steps.append(lambda env, r=result, v=value: env.__setitem__(r, v))
         elif isinstance(inner, IndexOp) and index is not None:
             dim = inner.dim.value.data
-            steps.append(lambda env, r=inner.result, d=dim: env.__setitem__(r, index(d)))
+            steps.append(
+                lambda env, r=inner.result, d=dim: env.__setitem__(r, index(d))
+            )
         elif (function := function_of(inner)) is not None and result is not None:
             operands = tuple(inner.operands)
             steps.append(
@@ -138,7 +140,10 @@ def _scan(op: ScanOp) -> Kernel:
             if count:
                 steps[0] = xs[0] if inclusive else acc
             for i in range(1, count):
-                env[previous], env[element] = steps[i - 1], xs[i if inclusive else i - 1]
+                env[previous], env[element] = (
+                    steps[i - 1],
+                    xs[i if inclusive else i - 1],
+                )
                 program(env)
                 steps[i] = env[yielded]
         last = np.take(out, count - 1, axis=axis) if count else np.asarray(acc)
@@ -278,7 +283,10 @@ def _sort(op: SortOp) -> Kernel:
 
 
 def scatter_positions(
-    op: ScatterOp, indices: np.ndarray, updates: tuple[int, ...], original: tuple[int, ...]
+    op: ScatterOp,
+    indices: np.ndarray,
+    updates: tuple[int, ...],
+    original: tuple[int, ...],
 ) -> tuple[np.ndarray, ...]:
     """For each element of the updates, the index of the element of the
     original it lands on (one array per dim of the original, each of the
@@ -301,7 +309,9 @@ def scatter_positions(
         if where.size and (where.min() < 0 or where.max() >= size):
             bad = int(where.min() if where.min() < 0 else where.max())
             raise OpError(
-                op, f"scatters to index {bad} of dim {dim}, of size {size}", at_run_time=True
+                op,
+                f"scatters to index {bad} of dim {dim}, of size {size}",
+                at_run_time=True,
             )
         result.append(where)
     return tuple(result)

@@ -134,9 +134,9 @@ def _check_body(
             f"({', '.join(map(str, got))})"
         )
     terminator = block.last_op
-    if not isinstance(terminator, YieldOp) or [
-        v.type for v in terminator.values
-    ] != [yields]:
+    if not isinstance(terminator, YieldOp) or [v.type for v in terminator.values] != [
+        yields
+    ]:
         raise VerifyException(
             f"the {what} must end in 'iree_linalg_ext.yield' of one {yields}"
         )
@@ -207,8 +207,7 @@ class ScanOp(IRDLOperation):
         outs = _group(parser, "outs")
         if len(ins) != 1 or len(outs) != 2:
             parser.raise_error(
-                "a scan takes one input and two outs (the output and the "
-                "accumulator)",
+                "a scan takes one input and two outs (the output and the accumulator)",
                 position,
                 parser.pos,
             )
