@@ -23,7 +23,7 @@ NumPy, never a Python loop per element:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np

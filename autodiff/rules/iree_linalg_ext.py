@@ -13,10 +13,13 @@ that IREE runs the differentiated program as it is:
   permutation. Tangent: the tangent sorted alongside the operands.
 - `scatter` with an `addf` body: to the original g, to the updates g
   gathered where each landed. With a body yielding the update (`.set`): to
-  the original g with the written elements zeroed (a scatter of zeros), to
+  the original g with the written elements zeroed, to
   each update the gathered g if it was the last write to its element (the
   one whose value the result holds, as in the interpreter and JAX), else
-  0.0. Tangent: the scatter of the tangents (both bodies are linear).
+  0.0. The original's share is a select by those ids rather than a scatter
+  of zeros into g, which IREE may write into g's buffer before the
+  updates' gather reads it. Tangent: the scatter of the tangents (both
+  bodies are linear).
 
 Any other body on the path has no rule (SPEC §4 rule 5) and the reason says
 why.
@@ -31,7 +34,6 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType, f32, i32, 
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp
 from xdsl.ir import (
-    Attribute,
     Block,
     BlockArgument,
     Operation,
@@ -339,39 +341,53 @@ def _winners(e: Emitter, op: ScatterOp) -> SSAValue:
         [IteratorType.PARALLEL] * len(shape),
         lambda b, args: [none],
     )
-    return _scatter_like(e, op, ids, filled, i32)
-
-
-def _scatter_like(
-    e: Emitter,
-    op: ScatterOp,
-    updates: SSAValue,
-    original: SSAValue,
-    element: Attribute,
-) -> SSAValue:
-    """A scatter of `updates` into `original` at `op`'s indices whose body
-    yields the update."""
-    block = Block(arg_types=[element, element])
+    block = Block(arg_types=[i32, i32])
     block.add_op(YieldOp(block.args[0]))
-    made = ScatterOp.create(
-        operands=[updates, op.indices, original],
-        result_types=[original.type],
+    written = ScatterOp.create(
+        operands=[ids, op.indices, filled],
+        result_types=[filled.type],
         properties=dict(op.properties),
         regions=[Region(block)],
     )
-    e.insert(made)
-    return made.results[0]
+    e.insert(written)
+    return written.results[0]
+
+
+def _unwritten(e: Emitter, g: SSAValue, winners: SSAValue) -> SSAValue:
+    """g where no update was written (`winners` is -1), else 0.0."""
+    rank = tensor_type(g).get_num_dims()
+
+    def body(b: Emitter, args: Sequence[BlockArgument]) -> list[SSAValue]:
+        none = b.insert(arith.ConstantOp.from_int_and_width(-1, 32))
+        kept = b.insert(arith.CmpiOp(args[1], none, "eq"))
+        return [b.select(kept, args[0], b.fconst(0.0, f32))]
+
+    (result,) = e.generic(
+        [g, winners],
+        [e.empty(tensor_type(g))],
+        [AffineMap.identity(rank)] * 3,
+        [IteratorType.PARALLEL] * rank,
+        body,
+    )
+    return result
 
 
 def _scatter(e: Emitter, op: Operation, g: SSAValue):
     assert isinstance(op, ScatterOp)
-    if _sets(op):
-        return [
-            lambda: _gathered(e, op, g, _winners(e, op)),
-            None,
-            lambda: _scatter_like(e, op, e.fzeros(op.updates), g, f32),
-        ]
-    return [lambda: _gathered(e, op, g, None), None, lambda: g]
+    if not _sets(op):
+        return [lambda: _gathered(e, op, g, None), None, lambda: g]
+    found: list[SSAValue] = []
+
+    def winners() -> SSAValue:
+        if not found:
+            found.append(_winners(e, op))
+        return found[0]
+
+    return [
+        lambda: _gathered(e, op, g, winners()),
+        None,
+        lambda: _unwritten(e, g, winners()),
+    ]
 
 
 SCATTER = Derivative(_scatter, _on_tangents)
