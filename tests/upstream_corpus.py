@@ -69,6 +69,20 @@ def _functions() -> dict[str, tuple[Callable[..., Any], list[np.ndarray]]]:
         c, ys = jax.lax.scan(body, jnp.zeros(3, jnp.float32), xs)
         return jnp.sum(ys) + c[1] + xs[::-1].sum() * xs[2, 1]
 
+    def linalg_ext(x, s, b, u, c, v, m):  # iree_linalg_ext scan, sort, scatter
+        cumsum = jnp.sum(jnp.cumsum(x, axis=1) ** 2)
+        ordered = jnp.sum(jnp.sort(s) * jnp.arange(8.0))
+        top = jnp.sum(jax.lax.top_k(s, 3)[0] ** 2)
+        added = jnp.sum(jnp.asarray(b).at[jnp.array([0, 2, 2])].add(u) ** 2)  # repeated
+        put = jnp.sum(
+            jnp.asarray(c).at[jnp.array([1, 3, 1])].set(v) ** 2
+        )  # the last wins
+        hot = jnp.sum(jax.nn.one_hot(jnp.argmax(m, -1), 4) * m)  # argmax
+        return cumsum + ordered + top + added + put + hot
+
+    def argsort(a, w):  # a sort carrying its iota, and a gather
+        return jnp.sum(jnp.take_along_axis(a, jnp.argsort(a, axis=1), axis=1) * w)
+
     one_hot = np.eye(3, dtype=np.float32)[rng.integers(0, 3, 5)]
     return {
         "mlp": (
@@ -82,6 +96,14 @@ def _functions() -> dict[str, tuple[Callable[..., Any], list[np.ndarray]]]:
         ),
         "layer_norm": (layer_norm, [normal(4, 6), normal(6), normal(6)]),
         "scan": (scan, [normal(3), normal(5, 3)]),
+        "linalg_ext": (
+            linalg_ext,
+            [
+                *(normal(3, 7), normal(8), normal(4, 3), normal(3, 3)),
+                *(normal(5, 2), normal(3, 2), normal(3, 4)),
+            ],
+        ),
+        "argsort": (argsort, [normal(3, 4), normal(3, 4)]),
     }
 
 
