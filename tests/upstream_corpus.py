@@ -5,7 +5,8 @@ them from JAX (SPEC §10.5), and the values JAX computes for them.
 each function of `FUNCTIONS` with `jax.jit(f).lower(*xs).as_text()`, pipes it
 through `iree-compile --iree-input-type=stablehlo --compile-to=input`, and
 writes `tests/corpus/NAME.mlir` with `NAME.npz` (the inputs `arg0`, ... and
-JAX's results `result0`, ...), so that `tests/test_upstream_corpus.py` checks
+JAX's results `result0`, ...; for `GRADIENTS` also float64 `jax.grad`), so
+that `tests/test_upstream_corpus.py` checks
 gradopt against JAX without either installed. The test also regenerates the
 programs when both are installed, to catch a change in what IREE prints.
 """
@@ -136,9 +137,28 @@ def generate() -> dict[str, tuple[str, dict[str, np.ndarray]]]:
     return programs
 
 
+GRADIENTS = ("linalg_ext", "argsort")
+"""The programs whose `.npz` also holds float64 `jax.grad` of the result
+with respect to every argument (`grad0`, ...), which
+`tests/test_linalg_ext.py` checks gradopt's gradients against."""
+
+
+def gradients(name: str) -> dict[str, np.ndarray]:
+    """Float64 `jax.grad` of program `name` at its inputs."""
+    import jax
+
+    function, inputs = _functions()[name]
+    with jax.enable_x64(True):
+        wide = [np.asarray(x, np.float64) for x in inputs]
+        found = jax.jit(jax.grad(function, argnums=tuple(range(len(wide)))))(*wide)
+    return {f"grad{i}": np.asarray(g) for i, g in enumerate(found)}
+
+
 def main() -> int:
     CORPUS.mkdir(exist_ok=True)
     for name, (text, arrays) in generate().items():
+        if name in GRADIENTS:
+            arrays |= gradients(name)
         (CORPUS / f"{name}.mlir").write_text(text)
         np.savez(CORPUS / f"{name}.npz", **arrays)  # pyright: ignore[reportArgumentType]
         print(f"wrote {CORPUS / name}.mlir and .npz")
