@@ -83,8 +83,9 @@ def _in_loops(array: Value, dims: Sequence[int | None], rank: int) -> np.ndarray
     return array.reshape(shape)
 
 
-def fold_kernel(op: GenericOp) -> tuple[Kernel, list[SSAValue]]:
+def fold_kernel(op: Operation) -> tuple[Kernel, list[SSAValue]]:
     """The kernel of a reduction generic that `folds`, and its values."""
+    assert isinstance(op, GenericOp)
     loops = tuple(op.get_static_loop_ranges())
     rank = len(loops)
     reductions = [

@@ -68,7 +68,10 @@ def test_a_cumsum_has_the_bits_of_a_sequential_sum() -> None:
     and of a Python loop, never of a pairwise sum."""
     x = np.random.default_rng(1).standard_normal((4, 1000)).astype(np.float32) * 100
     summed = _run(
-        SCAN.replace("BODY", "%t = arith.addf %a, %b : f32\n    iree_linalg_ext.yield %t : f32"), x
+        SCAN.replace(
+            "BODY", "%t = arith.addf %a, %b : f32\n    iree_linalg_ext.yield %t : f32"
+        ),
+        x,
     )
     folded = _run(
         SCAN.replace(
@@ -105,10 +108,30 @@ IOTA = np.tile(np.arange(6, dtype=np.int32), (2, 1))
 @pytest.mark.parametrize(
     ("key", "body", "values", "order"),
     [
-        ("f32", "%r = arith.cmpf olt, %a, %b : f32", FLOATS, lambda v: np.argsort(v, 1, kind="stable")),
-        ("f32", "%r = arith.cmpf ogt, %a, %b : f32", FLOATS, lambda v: np.argsort(-v, 1, kind="stable")),
-        ("i32", "%r = arith.cmpi sgt, %a, %b : i32", INTS, lambda v: np.argsort(-v.astype(np.int64), 1, kind="stable")),
-        ("i32", "%r = arith.cmpi ult, %a, %b : i32", INTS, lambda v: np.argsort(v.view(np.uint32), 1, kind="stable")),
+        (
+            "f32",
+            "%r = arith.cmpf olt, %a, %b : f32",
+            FLOATS,
+            lambda v: np.argsort(v, 1, kind="stable"),
+        ),
+        (
+            "f32",
+            "%r = arith.cmpf ogt, %a, %b : f32",
+            FLOATS,
+            lambda v: np.argsort(-v, 1, kind="stable"),
+        ),
+        (
+            "i32",
+            "%r = arith.cmpi sgt, %a, %b : i32",
+            INTS,
+            lambda v: np.argsort(-v.astype(np.int64), 1, kind="stable"),
+        ),
+        (
+            "i32",
+            "%r = arith.cmpi ult, %a, %b : i32",
+            INTS,
+            lambda v: np.argsort(v.view(np.uint32), 1, kind="stable"),
+        ),
         (  # ties broken by the larger index first
             "f32",
             "%lt = arith.cmpf olt, %a, %b : f32\n    %eq = arith.cmpf oeq, %a, %b : f32\n"
@@ -126,7 +149,9 @@ IOTA = np.tile(np.arange(6, dtype=np.int32), (2, 1))
     ],
 )
 def test_sort_realizes_its_comparator(key, body, values, order) -> None:
-    text = SORT.replace("KEY", key).replace("BODY", body + "\n    iree_linalg_ext.yield %r : i1")
+    text = SORT.replace("KEY", key).replace(
+        "BODY", body + "\n    iree_linalg_ext.yield %r : i1"
+    )
     sorted_values, permutation = _run(text, values, IOTA)
     expected = order(values)
     assert permutation.tolist() == expected.tolist()
@@ -144,7 +169,9 @@ def test_sort_realizes_its_comparator(key, body, values, order) -> None:
     ],
 )
 def test_a_comparator_that_is_not_an_order_of_keys_is_refused(body, message) -> None:
-    text = SORT.replace("KEY", "f32").replace("BODY", body + "\n    iree_linalg_ext.yield %r : i1")
+    text = SORT.replace("KEY", "f32").replace(
+        "BODY", body + "\n    iree_linalg_ext.yield %r : i1"
+    )
     with pytest.raises(GradoptError, match=message):
         _run(text, FLOATS, IOTA)
 
@@ -216,7 +243,12 @@ def test_an_argmax_reduction_runs_as_a_fold() -> None:
     """IREE's argmax body (NaN wins, ties go to the first index) folded
     over the reduction loop: NumPy's argmax and max, NaN included."""
     x = np.array(
-        [[1, 3, 3, 2, 0], [np.nan, 1, np.nan, 5, 5], [-1, -1, -1, -1, -1], [0, 1, 2, 9, np.nan]],
+        [
+            [1, 3, 3, 2, 0],
+            [np.nan, 1, np.nan, 5, 5],
+            [-1, -1, -1, -1, -1],
+            [0, 1, 2, 9, np.nan],
+        ],
         np.float32,
     )
     values, indices = _run(ARGMAX, x, np.tile(np.arange(5, dtype=np.int32), (4, 1)))
@@ -272,7 +304,9 @@ def test_tangents_are_dual_to_gradients(sets: bool) -> None:
     rng = np.random.default_rng(2)
     x, u, t, tu, ct = (rng.standard_normal((3, 4)).astype(np.float32) for _ in range(5))
     forward, gx, gu = _run(DUALITY.replace("BODY", body), x, u, t, tu, ct)
-    backward = float(np.sum(t * gx, dtype=np.float64) + np.sum(tu * gu, dtype=np.float64))
+    backward = float(
+        np.sum(t * gx, dtype=np.float64) + np.sum(tu * gu, dtype=np.float64)
+    )
     assert abs(float(forward) - backward) <= 1e-4 * max(1.0, abs(backward))
     if sets:  # row 2 is set twice: the second update (index 2) wins
         assert np.all(gu[0] == 0) and np.all(gu[1] == ct[0]) and np.all(gu[2] == ct[2])

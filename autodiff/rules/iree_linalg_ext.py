@@ -117,7 +117,7 @@ def _cumsum(e: Emitter, value: SSAValue, dim: int) -> SSAValue:
     shape = type.get_shape()
     accumulator = TensorType(f32, shape[:dim] + shape[dim + 1 :])
     block = Block(arg_types=[f32, f32])
-    total = arith.AddfOp(*block.args)
+    total = arith.AddfOp(block.args[0], block.args[1])
     block.add_ops([total, YieldOp(total.result)])
     scan = ScanOp.create(
         operands=[value, e.empty(type), e.fconst(0.0, accumulator)],
