@@ -39,6 +39,8 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from gradopt.dialect.upstream.linalg import _operand_group  # pyright: ignore[reportPrivateUsage]
+
 
 @irdl_op_definition
 class YieldOp(IRDLOperation):
@@ -53,28 +55,17 @@ class YieldOp(IRDLOperation):
         super().__init__(operands=[values])
 
 
-def _group(parser: Parser, keyword: str, optional: bool = False) -> list[SSAValue]:
-    """`ins(%a, %b : T1, T2)` after `keyword`."""
+def _operands(
+    parser: Parser, inputs: int, outputs: int, message: str
+) -> tuple[list[SSAValue], Region, list[Attribute]]:
+    """`ins(...) outs(...) { body } -> types` of an op with fixed operand
+    counts: its operands, body and result types."""
     position = parser.pos
-    if optional:
-        if not parser.parse_optional_keyword(keyword):
-            return []
-    else:
-        parser.parse_keyword(keyword)
-    parser.parse_punctuation("(")
-    names = parser.parse_comma_separated_list(
-        Parser.Delimiter.NONE, parser.parse_unresolved_operand
-    )
-    parser.parse_punctuation(":")
-    types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
-    parser.parse_punctuation(")")
-    if len(names) != len(types):
-        parser.raise_error(
-            f"{keyword}(...) lists {len(names)} operands and {len(types)} types",
-            position,
-            parser.pos,
-        )
-    return list(parser.resolve_operands(names, types, position))
+    ins, outs = _operand_group(parser, "ins"), _operand_group(parser, "outs")
+    if len(ins) != inputs or len(outs) != outputs:
+        parser.raise_error(message, position, parser.pos)
+    region = parser.parse_region()
+    return [*ins, *outs], region, _result_types(parser)
 
 
 def _print_group(printer: Printer, keyword: str, values: Sequence[SSAValue]) -> None:
@@ -202,19 +193,15 @@ class ScanOp(IRDLOperation):
         attributes = parser.parse_optional_attr_dict()
         dimension = _parenthesized_int(parser, "dimension")
         inclusive = _parenthesized_bool(parser, "inclusive")
-        position = parser.pos
-        ins = _group(parser, "ins")
-        outs = _group(parser, "outs")
-        if len(ins) != 1 or len(outs) != 2:
-            parser.raise_error(
-                "a scan takes one input and two outs (the output and the accumulator)",
-                position,
-                parser.pos,
-            )
-        region = parser.parse_region()
+        operands, region, results = _operands(
+            parser,
+            1,
+            2,
+            "a scan takes one input and two outs (the output and the accumulator)",
+        )
         return cls.create(
-            operands=[*ins, *outs],
-            result_types=_result_types(parser),
+            operands=operands,
+            result_types=results,
             properties={
                 "dimension": IntegerAttr(dimension, i64),
                 "inclusive": IntegerAttr.from_bool(inclusive),
@@ -276,8 +263,8 @@ class SortOp(IRDLOperation):
     def parse(cls, parser: Parser) -> SortOp:
         attributes = parser.parse_optional_attr_dict()
         dimension = _parenthesized_int(parser, "dimension")
-        ins = _group(parser, "ins", optional=True)
-        outs = _group(parser, "outs")
+        ins = _operand_group(parser, "ins")
+        outs = _operand_group(parser, "outs")
         region = parser.parse_region()
         return cls.build(
             operands=[ins, outs],
@@ -384,19 +371,12 @@ class ScatterOp(IRDLOperation):
             Parser.Delimiter.SQUARE, parser.parse_integer
         )
         unique = _parenthesized_bool(parser, "unique_indices")
-        position = parser.pos
-        ins = _group(parser, "ins")
-        outs = _group(parser, "outs")
-        if len(ins) != 2 or len(outs) != 1:
-            parser.raise_error(
-                "a scatter takes ins(updates, indices) and outs(original)",
-                position,
-                parser.pos,
-            )
-        region = parser.parse_region()
+        operands, region, results = _operands(
+            parser, 2, 1, "a scatter takes ins(updates, indices) and outs(original)"
+        )
         return cls.create(
-            operands=[*ins, *outs],
-            result_types=_result_types(parser),
+            operands=operands,
+            result_types=results,
             properties={
                 "dimension_map": DenseArrayBase.from_list(i64, dims),
                 "unique_indices": IntegerAttr.from_bool(unique),
