@@ -31,14 +31,14 @@ from gradopt.interpreter.scalar import REDUCTIONS, Value, dtype_of
 
 def folds(op: Operation) -> bool:
     """Whether `op` is a reduction generic on tensors with a result that is
-    not its accumulator combined with a value that does not read any
-    accumulator (which the whole-array kernels reduce at once)."""
+    not its accumulator combined with a value that does not read it (the
+    form the whole-array kernels reduce at once, and refuse otherwise: so no
+    producer is fused into an op that folds)."""
     if not isinstance(op, GenericOp) or not op.res:
         return False
     if all(k.data != IteratorType.REDUCTION for k in op.get_iterator_types()):
         return False
     block, inputs = op.body.block, len(op.inputs)
-    accumulators = set(block.args[inputs:])
     terminator = block.last_op
     assert terminator is not None
     for j, value in enumerate(terminator.operands):
@@ -48,7 +48,7 @@ def folds(op: Operation) -> bool:
         if isinstance(owner, Operation) and type(owner) in REDUCTIONS:
             lhs, rhs = owner.operands
             other = rhs if lhs is acc else lhs if rhs is acc else None
-            if other is not None and not arguments_read(other, block) & accumulators:
+            if other is not None and acc not in arguments_read(other, block):
                 continue
         return True
     return False
