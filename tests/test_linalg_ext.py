@@ -90,6 +90,21 @@ def test_a_cumsum_has_the_bits_of_a_sequential_sum() -> None:
     assert np.array(row, np.float32).tobytes() == summed[0][2].tobytes()
 
 
+def test_an_exclusive_scan_of_another_body_folds_as_iree_runs_it() -> None:
+    """`out[0] = acc`, `out[i] = out[i-1] * x[i-1]`, the last `out` as the
+    accumulator: the values IREE gives for this program."""
+    text = SCAN.replace("4x1000", "2x4").replace("<4xf32>", "<2xf32>")
+    text = text.replace("inclusive(true)", "inclusive(false)").replace(
+        "%z = arith.constant dense<0.0> : tensor<2xf32>",
+        "%z = arith.constant dense<[10.0, 1.0]> : tensor<2xf32>",
+    )
+    body = "%t = arith.mulf %a, %b : f32\n    iree_linalg_ext.yield %t : f32"
+    x = np.array([[1, 2, 3, 4], [2, 2, 2, 2]], np.float32)
+    out, last = _run(text.replace("BODY", body), x)
+    assert out.tolist() == [[10, 10, 20, 60], [1, 2, 4, 8]]
+    assert last.tolist() == [60, 8]
+
+
 SORT = """
 func.func @main(%v: tensor<2x6xKEY>, %i: tensor<2x6xi32>) -> (tensor<2x6xKEY>, tensor<2x6xi32>) {
   %s:2 = iree_linalg_ext.sort dimension(1) outs(%v, %i : tensor<2x6xKEY>, tensor<2x6xi32>) {
