@@ -37,7 +37,8 @@ def corpus(name: str) -> tuple[str, list[np.ndarray], list[np.ndarray]]:
 
 
 def _number(key: str) -> int:
-    return int(key.removeprefix("arg").removeprefix("result"))
+    name = key.removeprefix("arg").removeprefix("result").removeprefix("grad")
+    return int(name)
 
 
 def relative_error(found: np.ndarray, expected: np.ndarray) -> float:
