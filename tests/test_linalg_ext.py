@@ -342,7 +342,7 @@ def _corpus(name: str) -> tuple[str, list[np.ndarray], list[np.ndarray]]:
 
 @pytest.mark.parametrize(
     ("name", "backend"),
-    [("linalg_ext", "numpy"), ("linalg_ext", "iree"), ("argsort", "numpy")],
+    [(n, b) for n in ("linalg_ext", "argsort") for b in ("numpy", "iree")],
 )
 def test_real_programs_match_jax_grad(name: str, backend: str) -> None:
     """cumsum, sort, top_k, scatter add and set with repeated indices and an
