@@ -23,12 +23,13 @@ marks them), so every loop and every pass over the module shares them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
     FunctionType,
     IntegerAttr,
+    MemRefType,
     ModuleOp,
     StringAttr,
     i64,
@@ -36,9 +37,15 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import MemoryEffect, RecursiveMemoryEffect
 
 from gradopt.autodiff.emitter import Emitter
-from gradopt.autodiff.paths import callee_of, inputs_of, post_order
+from gradopt.autodiff.paths import (
+    callee_of,
+    differentiable_inputs,
+    inputs_of,
+    post_order,
+)
 from gradopt.autodiff.registry import InOrder, Share, Tangent
 from gradopt.autodiff.upstream import is_f32_value
 from gradopt.autodiff.walks import (
@@ -47,12 +54,16 @@ from gradopt.autodiff.walks import (
     unfold_on_path,
     unmark,
 )
+from gradopt.dialect.differentiation import DifferentiationOp
 
 MARK = "grad.derivative"
 """The attribute that marks a derivative function, naming its kind."""
 SHARES = "grad.shares"
 """The attribute of a reverse function: the argument each result is a share
 of, in the order the shares arrive in the callee's walk."""
+TANGENTS = "grad.tangents"
+"""The attribute of a tangent function: the result of the callee each result
+is the tangent of."""
 
 
 def _pattern(flags: Sequence[bool]) -> str:
@@ -210,27 +221,79 @@ def _redirect(value: SSAValue, block: Block, replacement: SSAValue) -> None:
             use.operation.operands[use.index] = replacement
 
 
-def has_inlining_bits(op: Operation) -> bool:
-    """Whether the call `op` has the bits of inlining when differentiated by
-    its functions outside loops, which needs the walk to meet the callee's
-    shares in the inlined order (SPEC §5.2): the callee has one result, not
-    one of its arguments (that result's shares would reach the argument
-    summed), and no argument depends on another through a value that
-    receives shares from within the call's inlined span (then the walk would
-    add those shares between the callee's, which arrive at the call's place
-    at once). Otherwise the call is inlined."""
+def has_inlining_bits(
+    op: Operation, reached: Container[SSAValue], forward: bool
+) -> bool:
+    """Whether the call `op` outside loops, differentiated by its functions
+    (in forward mode if `forward`), has the bits of inlining it, given the
+    values that the walk's graph `reached`. Otherwise the call is inlined."""
     assert isinstance(op, CallOp)
     callee = callee_of(op)
-    if not isinstance(callee, FuncOp) or len(op.results) != 1:
+    if not isinstance(callee, FuncOp):
         return False
+    if forward:
+        return all(_reruns_alike(inner, {callee}) for inner in callee.body.block.ops)
+    return _meets_shares_in_order(op, callee, reached)
+
+
+def _meets_shares_in_order(
+    op: CallOp, callee: FuncOp, reached: Container[SSAValue]
+) -> bool:
+    """Whether the walk meets the shares of the call's reverse function in the
+    inlined order (SPEC §5.2). The walk's graph must reach one result of the
+    call only (it enters the inlined body through it alone, so the body's own
+    walk order is the inlined one and that result gets shares from outside
+    only), not one of the callee's arguments (its shares would reach the
+    argument summed), and no argument may send a share to another from
+    within the call's inlined span: the walk would add it between the
+    callee's shares, which arrive at the call's place at once."""
+    results = [r for r in op.results if r in reached]
     terminator = callee.body.block.last_op
-    if terminator is None or any(
-        isinstance(v, BlockArgument) for v in terminator.operands
+    if (
+        len(results) != 1
+        or terminator is None
+        or isinstance(terminator.operands[results[0].index], BlockArgument)
     ):
         return False
     active = {a for a in op.arguments if is_f32_value(a.type)}
-    for argument in op.arguments:
-        if active.intersection(post_order(argument, inputs_of)[:-1]):
+    return not any(
+        active.intersection(differentiable_inputs(value))
+        for argument in active
+        for value in post_order(argument, inputs_of)
+    )
+
+
+def _reruns_alike(op: Operation, checking: set[FuncOp]) -> bool:
+    """Whether running `op` again gives the same results and does nothing
+    else: neither it nor an op in its regions or in a function it calls reads
+    or writes memory (it says so, or says nothing and touches a memref) or
+    is an unexpanded differentiation op (`checking`: the functions whose
+    check is under way, which a call cycle finds again)."""
+    for inner in op.walk():
+        if isinstance(inner, DifferentiationOp):
+            return False
+        if isinstance(inner, CallOp):
+            callee = callee_of(inner)
+            if not isinstance(callee, FuncOp):
+                return False
+            if callee not in checking:
+                checking.add(callee)
+                if not all(_reruns_alike(o, checking) for o in callee.body.block.ops):
+                    return False
+            continue
+        own = [
+            t
+            for t in inner.get_traits_of_type(MemoryEffect)
+            if not isinstance(t, RecursiveMemoryEffect)
+        ]
+        if (
+            any(t.get_effects(inner) != set() for t in own)
+            if own
+            else any(
+                isinstance(v.type, MemRefType)
+                for v in (*inner.operands, *inner.results)
+            )
+        ):
             return False
     return True
 
@@ -274,8 +337,8 @@ def call_reverse(
 def call_tangent(
     e: Emitter, op: Operation, tangents: Sequence[Tangent]
 ) -> Sequence[Tangent]:
-    """Call `@F__tan_P` with the arguments and the tangents that are given:
-    the tangents of F's f32 results."""
+    """Call `@F__tan_P_Q` with the arguments and the tangents that are given:
+    the tangents of those of F's results on the walk's path that carry one."""
     assert isinstance(op, CallOp)
     callee = callee_of(op)
     assert isinstance(callee, FuncOp)
@@ -283,25 +346,41 @@ def call_tangent(
         t is not None and is_f32_value(a.type)
         for a, t in zip(op.arguments, tangents, strict=True)
     ]
-    function = _tangent_function(callee, given, e)
+    wanted = [
+        is_f32_value(r.type) and (e.path is None or r in e.path) for r in op.results
+    ]
+    function = _tangent_function(callee, given, wanted, e)
+    found: list[Tangent] = [None] * len(op.results)
+    outputs = function.function_type.outputs.data
+    if not outputs:
+        return found
     call = CallOp(
         function.sym_name.data,
         [
             *op.arguments,
             *(t for t, g in zip(tangents, given, strict=True) if g and t is not None),
         ],
-        function.function_type.outputs.data,
+        outputs,
     )
     e.insert(call)
-    out = iter(call.results)
-    return [next(out) if is_f32_value(r.type) else None for r in op.results]
+    carried = function.attributes[TANGENTS]
+    assert isinstance(carried, ArrayAttr)
+    for k, t in zip(carried.data, call.results, strict=True):
+        if isinstance(k, IntegerAttr):
+            found[k.value.data] = t
+    return found
 
 
 def _tangent_function(
-    callee: FuncOp, given: Sequence[bool], constants: Emitter
+    callee: FuncOp, given: Sequence[bool], wanted: Sequence[bool], constants: Emitter
 ) -> FuncOp:
+    """`@F__tan_P_Q` for the arguments `given` a tangent and the results
+    `wanted` (made once): F's body and the tangents of the wanted results
+    that carry one, which the attribute `grad.tangents` names; the body's
+    ops that no tangent reads and that `_reruns_alike` are left out."""
     module = _module_of(callee)
-    name, found = _ours(module, f"{callee.sym_name.data}__tan_{_pattern(given)}")
+    code = f"{_pattern(given)}_{_pattern(wanted)}"
+    name, found = _ours(module, f"{callee.sym_name.data}__tan_{code}")
     if found is not None:
         return found
     inputs: list[Attribute] = list(callee.function_type.inputs.data)
@@ -321,16 +400,18 @@ def _tangent_function(
             strict=True,
         )
     )
-    wanted = [r for r in results if is_f32_value(r.type)]
-    found = forward_walk_from(e, wanted, sources)
-    tangents = [
-        t if t is not None else e.zeros_like(r)
-        for r, t in zip(wanted, found, strict=True)
-    ]
+    indices = [k for k, w in enumerate(wanted) if w]
+    tangents = forward_walk_from(e, [results[k] for k in indices], sources)
+    carried = [(k, t) for k, t in zip(indices, tangents, strict=True) if t is not None]
     placeholder.detach()
     placeholder.erase()
-    block.add_op(ReturnOp(*tangents))
+    block.add_op(ReturnOp(*(t for _, t in carried)))
+    for op in reversed(list(block.ops)[:-1]):
+        if not any(r.uses for r in op.results) and _reruns_alike(op, set()):
+            op.detach()
+            op.erase()
     function.function_type = FunctionType.from_lists(
-        block.arg_types, [t.type for t in tangents]
+        block.arg_types, [t.type for _, t in carried]
     )
+    function.attributes[TANGENTS] = ArrayAttr(IntegerAttr(k, i64) for k, _ in carried)
     return function

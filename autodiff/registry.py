@@ -13,7 +13,7 @@ for a `grad` op, `e.insert(SomeOp(...))` for any other.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from importlib import import_module
@@ -198,12 +198,13 @@ class RegionDerivative:
     check: Callable[[Operation], None] | None = None
     """Raises an `OpError` if the op's own settings (a loop's checkpointing
     attributes) cannot be differentiated; the verifier calls it on the path."""
-    kept: Callable[[Operation], bool] | None = None
-    """Whether the reverse rule of an op that unfolds gives it the bits of
-    unfolding it, so that it may stay (a call: SPEC §11)."""
+    kept: Callable[[Operation, Container[SSAValue], bool], bool] | None = None
+    """Whether the rules of an op that unfolds give it the bits of unfolding
+    it, so that it may stay (a call: SPEC §11), given the values that the
+    walk's graph reaches, in forward mode (True) or reverse mode (False)."""
 
-    def keeps(self, op: Operation) -> bool:
-        return self.kept is not None and self.kept(op)
+    def keeps(self, op: Operation, reached: Container[SSAValue], forward: bool) -> bool:
+        return self.kept is not None and self.kept(op, reached, forward)
 
     def __post_init__(self) -> None:
         if (self.reverse is None) != (self.tangent is None) or (

@@ -109,17 +109,20 @@ def unfold_on_path(
     sources: Callable[[], Sequence[SSAValue]],
     within: Within = None,
     reverse: bool = False,
+    forward: bool = False,
 ) -> list[Operation]:
     """Replace every op on the path that stands for other ops (a call, by its
     callee's body) by them, until none is left (SPEC §11: calls outside loops
-    have the bits of inlining); for the reverse, an op that its rules give
-    those bits as well (`RegionDerivative.keeps`) stays. `roots` and
-    `sources` are read again after each round, as replacing an op replaces
-    its results. Returns the ops that stay, marked `KEPT` for the walk:
-    the caller takes the mark off (`unmark`) once the walk is done."""
+    have the bits of inlining); for the walk of one mode (`reverse` or
+    `forward`), an op that its rules give those bits as well
+    (`RegionDerivative.keeps`) stays. `roots` and `sources` are read again
+    after each round, as replacing an op replaces its results. Returns the
+    ops that stay for the reverse, marked `KEPT` for the walk: the caller
+    takes the mark off (`unmark`) once the walk is done."""
     kept: list[Operation] = []
     while True:
         order, path = paths_between(roots(), sources(), within)
+        reached = set(order)
         unfolding: dict[Operation, RegionDerivative] = {}
         for value in order:
             if value in path and isinstance(value, OpResult):
@@ -129,9 +132,11 @@ def unfold_on_path(
                     or not derivative.unfold
                 ):
                     continue
-                if reverse and derivative.keeps(value.op):
+                if reverse and derivative.keeps(value.op, reached, False):
                     value.op.attributes[KEPT] = UnitAttr()
                     kept.append(value.op)
+                elif forward and derivative.keeps(value.op, reached, True):
+                    continue
                 else:
                     unfolding[value.op] = derivative
         if not unfolding:
@@ -265,7 +270,7 @@ def forward_walk_from(
 ) -> list[Tangent]:
     """The tangents of `outputs` given those of `sources` (None for an output
     off the path); an op with a joint rule gives all its results' tangents at
-    once."""
+    once (`e.path` tells it which of them lie on the path)."""
     order, path = paths_between(outputs, list(sources), within)
     tangents: dict[SSAValue, SSAValue] = dict(sources)
     done: set[Operation] = set()
@@ -281,6 +286,7 @@ def forward_walk_from(
             done.add(node)
             rules = _joint_rules(e, node)
             assert rules.tangent is not None
+            e.path = path
             inputs = [tangents.get(i) for i in inputs_of(value)]
             for result, t in zip(
                 node.results, rules.tangent(e, node, inputs), strict=True
@@ -336,7 +342,7 @@ def expand_reverse(ops: Sequence[ReverseModeOp], constants: ConstantPool) -> Non
 
 def expand_jvp(op: JvpOp, constants: ConstantPool) -> None:
     if op.control_flow is not None:
-        unfold_on_path(lambda: [op.output], lambda: [op.target])
+        unfold_on_path(lambda: [op.output], lambda: [op.target], forward=True)
     e = Emitter(op, constants)
     _replace(e, op, [forward_walk(e, op.output, op.target, op.tangent)])
 

@@ -142,7 +142,9 @@ func.func @while(%x: tensor<f32>) -> tensor<f32> {
 
 // -----
 
-// Forward mode through a call: the callee's body, then its tangents.
+// Forward mode through a call: a tangent function, for the argument with a
+// tangent and the result whose tangent is needed (`_1_1`), runs the part of
+// the callee's body that the tangents read, then the tangents.
 func.func @cube(%a: tensor<f32>) -> tensor<f32> {
   %m = grad.mul %a, %a : tensor<f32>
   %c = grad.mul %m, %a : tensor<f32>
@@ -154,15 +156,18 @@ func.func @jvp_call(%x: tensor<f32>, %t: tensor<f32>) -> tensor<f32> {
   func.return %d : tensor<f32>
 }
 
+// CHECK-LABEL: func.func private @cube__tan_1_1(%0: tensor<f32>, %1: tensor<f32>) -> tensor<f32> attributes {grad.derivative = "tangent", grad.tangents = [0 : i64]} {
+// CHECK-NEXT:    %m = grad.mul %0, %0 : tensor<f32>
+// CHECK-NEXT:    %2 = grad.mul %1, %0 : tensor<f32>
+// CHECK-NEXT:    %3 = grad.mul %0, %1 : tensor<f32>
+// CHECK-NEXT:    %4 = grad.add %2, %3 : tensor<f32>
+// CHECK-NEXT:    %5 = grad.mul %4, %0 : tensor<f32>
+// CHECK-NEXT:    %6 = grad.mul %m, %1 : tensor<f32>
+// CHECK-NEXT:    %7 = grad.add %5, %6 : tensor<f32>
+// CHECK-NEXT:    func.return %7 : tensor<f32>
 // CHECK-LABEL: func.func @jvp_call(%x: tensor<f32>, %t: tensor<f32>) -> tensor<f32> {
-// CHECK-NEXT:    %m = grad.mul %x, %x : tensor<f32>
-// CHECK-NEXT:    %c = grad.mul %m, %x : tensor<f32>
-// CHECK-NEXT:    %0 = grad.mul %t, %x : tensor<f32>
-// CHECK-NEXT:    %1 = grad.mul %x, %t : tensor<f32>
-// CHECK-NEXT:    %2 = grad.add %0, %1 : tensor<f32>
-// CHECK-NEXT:    %3 = grad.mul %2, %x : tensor<f32>
-// CHECK-NEXT:    %4 = grad.mul %m, %t : tensor<f32>
-// CHECK-NEXT:    %d = grad.add %3, %4 : tensor<f32>
+// CHECK-NEXT:    %c = func.call @cube(%x) : (tensor<f32>) -> tensor<f32>
+// CHECK-NEXT:    %d = func.call @cube__tan_1_1(%x, %t) : (tensor<f32>, tensor<f32>) -> tensor<f32>
 // CHECK-NEXT:    func.return %d : tensor<f32>
 
 // -----
