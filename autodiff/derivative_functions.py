@@ -222,22 +222,29 @@ def _redirect(value: SSAValue, block: Block, replacement: SSAValue) -> None:
 
 
 def has_inlining_bits(
-    op: Operation, reached: Container[SSAValue], forward: bool
+    op: Operation,
+    reached: Container[SSAValue],
+    path: Container[SSAValue],
+    forward: bool,
 ) -> bool:
     """Whether the call `op` outside loops, differentiated by its functions
     (in forward mode if `forward`), has the bits of inlining it, given the
-    values that the walk's graph `reached`. Otherwise the call is inlined."""
+    values that the walk's graph `reached` and those on its `path`.
+    Otherwise the call is inlined."""
     assert isinstance(op, CallOp)
     callee = callee_of(op)
     if not isinstance(callee, FuncOp):
         return False
     if forward:
         return all(_reruns_alike(inner, {callee}) for inner in callee.body.block.ops)
-    return _meets_shares_in_order(op, callee, reached)
+    return _meets_shares_in_order(op, callee, reached, path)
 
 
 def _meets_shares_in_order(
-    op: CallOp, callee: FuncOp, reached: Container[SSAValue]
+    op: CallOp,
+    callee: FuncOp,
+    reached: Container[SSAValue],
+    path: Container[SSAValue],
 ) -> bool:
     """Whether the walk meets the shares of the call's reverse function in the
     inlined order (SPEC §5.2). The walk's graph must reach one result of the
@@ -255,9 +262,9 @@ def _meets_shares_in_order(
         or isinstance(terminator.operands[results[0].index], BlockArgument)
     ):
         return False
-    active = {a for a in op.arguments if is_f32_value(a.type)}
+    active = {a for a in op.arguments if a in path}
     return not any(
-        active.intersection(differentiable_inputs(value))
+        value in path and active.intersection(differentiable_inputs(value))
         for argument in active
         for value in post_order(argument, inputs_of)
     )
@@ -351,8 +358,7 @@ def call_tangent(
     ]
     function = _tangent_function(callee, given, wanted, e)
     found: list[Tangent] = [None] * len(op.results)
-    outputs = function.function_type.outputs.data
-    if not outputs:
+    if function is None:
         return found
     call = CallOp(
         function.sym_name.data,
@@ -360,7 +366,7 @@ def call_tangent(
             *op.arguments,
             *(t for t, g in zip(tangents, given, strict=True) if g and t is not None),
         ],
-        outputs,
+        function.function_type.outputs.data,
     )
     e.insert(call)
     carried = function.attributes[TANGENTS]
@@ -373,11 +379,12 @@ def call_tangent(
 
 def _tangent_function(
     callee: FuncOp, given: Sequence[bool], wanted: Sequence[bool], constants: Emitter
-) -> FuncOp:
+) -> FuncOp | None:
     """`@F__tan_P_Q` for the arguments `given` a tangent and the results
     `wanted` (made once): F's body and the tangents of the wanted results
     that carry one, which the attribute `grad.tangents` names; the body's
-    ops that no tangent reads and that `_reruns_alike` are left out."""
+    ops that no tangent reads and that `_reruns_alike` are left out. None
+    if no wanted result carries a tangent."""
     module = _module_of(callee)
     code = f"{_pattern(given)}_{_pattern(wanted)}"
     name, found = _ours(module, f"{callee.sym_name.data}__tan_{code}")
@@ -403,6 +410,9 @@ def _tangent_function(
     indices = [k for k, w in enumerate(wanted) if w]
     tangents = forward_walk_from(e, [results[k] for k in indices], sources)
     carried = [(k, t) for k, t in zip(indices, tangents, strict=True) if t is not None]
+    if not carried:
+        _erase(function)
+        return None
     placeholder.detach()
     placeholder.erase()
     block.add_op(ReturnOp(*(t for _, t in carried)))
@@ -415,3 +425,24 @@ def _tangent_function(
     )
     function.attributes[TANGENTS] = ArrayAttr(IntegerAttr(k, i64) for k, _ in carried)
     return function
+
+
+def _erase(function: FuncOp) -> None:
+    """Erase the derivative function `function`, then the derivative
+    functions it called that nothing else calls."""
+    module = _module_of(function)
+    inner = {
+        op.callee.string_value() for op in function.walk() if isinstance(op, CallOp)
+    }
+    function.detach()
+    function.erase()
+    called = {
+        op.callee.string_value() for op in module.walk() if isinstance(op, CallOp)
+    }
+    for op in list(module.ops):
+        if (
+            isinstance(op, FuncOp)
+            and MARK in op.attributes
+            and op.sym_name.data in inner - called
+        ):
+            _erase(op)

@@ -178,6 +178,12 @@ JointTangentRule = Callable[
 every result (None for a result that carries none)."""
 
 
+Keeps = Callable[[Operation, Container[SSAValue], Container[SSAValue], bool], bool]
+"""Given an op, the values that the walk's graph reaches, those on its path,
+and the mode (forward: True), whether the op's rules have the bits of
+unfolding it."""
+
+
 @dataclass(frozen=True)
 class RegionDerivative:
     """The derivative of a call or of an op with regions (`scf.for`, `scf.if`,
@@ -198,13 +204,18 @@ class RegionDerivative:
     check: Callable[[Operation], None] | None = None
     """Raises an `OpError` if the op's own settings (a loop's checkpointing
     attributes) cannot be differentiated; the verifier calls it on the path."""
-    kept: Callable[[Operation, Container[SSAValue], bool], bool] | None = None
+    kept: Keeps | None = None
     """Whether the rules of an op that unfolds give it the bits of unfolding
-    it, so that it may stay (a call: SPEC §11), given the values that the
-    walk's graph reaches, in forward mode (True) or reverse mode (False)."""
+    it, so that it may stay (a call: SPEC §11)."""
 
-    def keeps(self, op: Operation, reached: Container[SSAValue], forward: bool) -> bool:
-        return self.kept is not None and self.kept(op, reached, forward)
+    def keeps(
+        self,
+        op: Operation,
+        reached: Container[SSAValue],
+        path: Container[SSAValue],
+        forward: bool,
+    ) -> bool:
+        return self.kept is not None and self.kept(op, reached, path, forward)
 
     def __post_init__(self) -> None:
         if (self.reverse is None) != (self.tangent is None) or (

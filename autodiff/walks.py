@@ -132,10 +132,10 @@ def unfold_on_path(
                     or not derivative.unfold
                 ):
                     continue
-                if reverse and derivative.keeps(value.op, reached, False):
+                if reverse and derivative.keeps(value.op, reached, path, False):
                     value.op.attributes[KEPT] = UnitAttr()
                     kept.append(value.op)
-                elif forward and derivative.keeps(value.op, reached, True):
+                elif forward and derivative.keeps(value.op, reached, path, True):
                     continue
                 else:
                     unfolding[value.op] = derivative
@@ -270,7 +270,10 @@ def forward_walk_from(
 ) -> list[Tangent]:
     """The tangents of `outputs` given those of `sources` (None for an output
     off the path); an op with a joint rule gives all its results' tangents at
-    once (`e.path` tells it which of them lie on the path)."""
+    once (`e.path` tells it which of them lie on the path). A node none of
+    whose inputs got a tangent gets none: a call's tangent function may give
+    none to a result that the path takes to depend on its arguments (its
+    body does not), as the inlined body would."""
     order, path = paths_between(outputs, list(sources), within)
     tangents: dict[SSAValue, SSAValue] = dict(sources)
     done: set[Operation] = set()
@@ -280,6 +283,9 @@ def forward_walk_from(
         assert isinstance(value, OpResult)
         node = value.op
         e.result = value
+        inputs = [tangents.get(i) for i in inputs_of(value)]
+        if all(t is None for t in inputs):
+            continue
         if has_joint_rule(node):
             if node in done:
                 continue
@@ -287,15 +293,13 @@ def forward_walk_from(
             rules = _joint_rules(e, node)
             assert rules.tangent is not None
             e.path = path
-            inputs = [tangents.get(i) for i in inputs_of(value)]
             for result, t in zip(
                 node.results, rules.tangent(e, node, inputs), strict=True
             ):
                 if t is not None:
                     tangents[result] = t
             continue
-        rule = _tangent_rule(e, node)
-        tangents[value] = rule(e, node, [tangents.get(i) for i in inputs_of(value)])
+        tangents[value] = _tangent_rule(e, node)(e, node, inputs)
     return [tangents.get(o) for o in outputs]
 
 
