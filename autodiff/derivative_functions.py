@@ -1,24 +1,53 @@
-"""One derivative function per callee, for the calls in a loop (SPEC §11).
-
-A call outside loops is unfolded (the bits of inlining); in a loop body, whose
-reverse and tangent are copied once per loop rather than once per iteration,
-a call is differentiated by functions made once per callee and pattern, in
-the manner of Enzyme's split mode:
+"""One derivative function per callee and pattern, for every call site
+(SPEC §11), in the manner of Enzyme's split mode:
 
 - `@F__aug_P`: F's body, returning F's results and then the tape, the values
   of F's body that its reverse reads;
 - `@F__rev_P`: F's arguments, the gradients of the results that have one (P
-  says which, `1` or `0` per result) and the tape, to the gradient of every
-  f32 argument (its shares summed in F's own walk order);
-- `@F__tan_P`: F's arguments and the tangents of the arguments that have one
-  (P, per argument), to the tangents of F's f32 results (F's body run again).
+  says which, `1` or `0` per result) and the tape, to each share that an f32
+  argument receives in F's own walk, in the order they arrive (the attribute
+  `grad.shares` names the argument of each), which the caller's walk adds;
+- `@F__tan_P_Q`: F's arguments and the tangents of the arguments that have
+  one (P, per argument), to the tangents of the results that the walk needs
+  (Q, per result) and that carry one (`grad.tangents` names them): the part
+  of F's body that the tangents read, run again, then the tangents.
 
-In a loop's reverse, the copied iteration's call of F becomes a call of
-`@F__aug_P` and the walk calls `@F__rev_P` where it reaches the call: the
-reverse reads the tape, and never runs F's body again. Calls in F's body are
-differentiated the same way, so nested calls give nested functions. The
-functions are found again by name (and the `grad.derivative` attribute that
-marks them), so every loop and every pass over the module shares them.
+The call of F becomes a call of `@F__aug_P` and the walk calls `@F__rev_P`
+where it reaches the call; forward mode leaves the call and calls
+`@F__tan_P_Q`. Calls in F's body are differentiated the same way, so nested
+calls give nested functions. The functions are found again by name (and the
+`grad.derivative` attribute that marks them), so every site, loop and pass
+over the module shares them.
+
+In a loop body, whose reverse and tangent are made once per loop, every call
+is differentiated so. Outside loops a call must have the bits of inlining it
+(`has_inlining_bits`), and is inlined where they are not provable:
+
+- Forward mode keeps every call whose callee `_reruns_alike`, as the tangent
+  of each op is a fixed expression of its operands and their tangents, with
+  no accumulation order: the function has the operands' bits, and it gives a
+  tangent to exactly the values that the inlined walk gives one. The path
+  takes each result of a call to depend on every argument, so an argument may
+  carry a tangent that the needed results do not read (the function leaves
+  it unused), and a result that no argument with a tangent reaches gets
+  none (not zeros: `t + 0.0` is not `t` for -0.0, `0.0 * inf` is NaN), as
+  does an op none of whose inputs has one. The same value
+  passed twice, a result that is an argument (its tangent passes through),
+  arguments computed from each other or from tangents: all are values whose
+  tangents the walk has already made, exactly as inlined. A callee that reads
+  or writes memory (a load run again could see a later store) or holds an
+  unexpanded differentiation op is inlined.
+- Reverse mode keeps a call when the walk meets its shares in the inlined
+  order (`_meets_shares_in_order`): the walk's graph reaches one result of
+  the call, which is not an argument, and no argument on the path sends a
+  share to another from within the call's inlined span. A call whose walk
+  reaches several results is inlined: the walk may enter the inlined body
+  at several places, between which the caller's shares to the arguments (or
+  to a result the body also reads) arrive, and the rev function, which gets
+  every result's gradient at once, could not interleave them. So is a call
+  whose reached result is an argument (the result's shares would reach the
+  argument summed, not one by one) or whose arguments send shares to each
+  other (they would arrive amid the callee's shares).
 """
 
 from __future__ import annotations
