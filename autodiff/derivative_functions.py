@@ -7,36 +7,37 @@
   says which, `1` or `0` per result) and the tape, to each share that an f32
   argument receives in F's own walk, in the order they arrive (the attribute
   `grad.shares` names the argument of each), which the caller's walk adds;
-- `@F__tan_P_Q`: F's arguments and the tangents of the arguments that have
-  one (P, per argument), to the tangents of the results that the walk needs
-  (Q, per result) and that carry one (`grad.tangents` names them): the part
-  of F's body that the tangents read, run again, then the tangents.
+- `@F__fwd_P_Q`: F's body, returning F's results and then the tape of
+  `@F__tan_P_Q`: F's arguments, the tangents of the arguments that have one
+  (P, per argument) and the tape, to the tangents of the results that the
+  walk needs (Q, per result) and that carry one (`grad.tangents` names them).
 
-The call of F becomes a call of `@F__aug_P` and the walk calls `@F__rev_P`
-where it reaches the call; forward mode leaves the call and calls
-`@F__tan_P_Q`. Calls in F's body are differentiated the same way, so nested
-calls give nested functions. The functions are found again by name (and the
-`grad.derivative` attribute that marks them), so every site, loop and pass
-over the module shares them.
+The call of F becomes a call of `@F__aug_P` (`@F__fwd_P_Q`), and the walk
+calls `@F__rev_P` (`@F__tan_P_Q`) where it reaches the call: the derivative
+reads the tape and never runs F's body again. Calls in F's body are
+differentiated the same way, so nested calls give nested functions. The
+functions are found again by name (and the `grad.derivative` attribute that
+marks them), so every site, loop and pass over the module shares them; a
+pair that a later walk inlines goes once nothing calls it.
 
 In a loop body, whose reverse and tangent are made once per loop, every call
 is differentiated so. Outside loops a call must have the bits of inlining it
 (`has_inlining_bits`), and is inlined where they are not provable:
 
-- Forward mode keeps every call whose callee `_reruns_alike`, as the tangent
-  of each op is a fixed expression of its operands and their tangents, with
-  no accumulation order: the function has the operands' bits, and it gives a
-  tangent to exactly the values that the inlined walk gives one. The path
-  takes each result of a call to depend on every argument, so an argument may
-  carry a tangent that the needed results do not read (the function leaves
-  it unused), and a result that no argument with a tangent reaches gets
-  none (not zeros: `t + 0.0` is not `t` for -0.0, `0.0 * inf` is NaN), as
-  does an op none of whose inputs has one. The same value
+- Forward mode keeps every call. The tangent of each op is a fixed
+  expression of its operands and their tangents, with no accumulation
+  order, and the pair runs F's body once, in the call's place, and the
+  tangent ops on the values it computed: the same ops on the same values as
+  inlined, so a gradient of the jvp walks the same graph once the pair is
+  inlined. Only which values carry a tangent could differ: the path takes
+  each result of a call to depend on every argument, so an argument may
+  carry a tangent that the needed results do not read (the tangent
+  function leaves it unused), and a result that no argument with a tangent
+  reaches gets none (not zeros: `t + 0.0` is not `t` for -0.0, `0.0 * inf`
+  is NaN), as does an op none of whose inputs has one. The same value
   passed twice, a result that is an argument (its tangent passes through),
-  arguments computed from each other or from tangents: all are values whose
-  tangents the walk has already made, exactly as inlined. A callee that reads
-  or writes memory (a load run again could see a later store) or holds an
-  unexpanded differentiation op is inlined.
+  arguments computed from each other or from tangents: all are values
+  whose tangents the walk has made before the call, exactly as inlined.
 - Reverse mode keeps a call when the walk meets its shares in the inlined
   order (`_meets_shares_in_order`): the walk's graph reaches one result of
   the call, which is not an argument, and no argument on the path sends a
@@ -58,7 +59,6 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     FunctionType,
     IntegerAttr,
-    MemRefType,
     ModuleOp,
     StringAttr,
     i64,
@@ -66,7 +66,6 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.traits import MemoryEffect, RecursiveMemoryEffect
 
 from gradopt.autodiff.emitter import Emitter
 from gradopt.autodiff.paths import (
@@ -75,7 +74,7 @@ from gradopt.autodiff.paths import (
     inputs_of,
     post_order,
 )
-from gradopt.autodiff.registry import InOrder, Share, Tangent
+from gradopt.autodiff.registry import InOrder, Renamed, Share, Tangent
 from gradopt.autodiff.upstream import is_f32_value
 from gradopt.autodiff.walks import (
     backward_walk_from,
@@ -83,7 +82,6 @@ from gradopt.autodiff.walks import (
     unfold_on_path,
     unmark,
 )
-from gradopt.dialect.differentiation import DifferentiationOp
 
 MARK = "grad.derivative"
 """The attribute that marks a derivative function, naming its kind."""
@@ -146,70 +144,105 @@ def _module_of(op: Operation) -> ModuleOp:
     return op
 
 
+Kind = tuple[str, str]
+"""A derivative function's name part and its `grad.derivative` mark."""
+
+
+def _begin(
+    callee: FuncOp, kinds: tuple[Kind, Kind], code: str, extra: Sequence[Attribute]
+) -> tuple[FuncOp, FuncOp, bool]:
+    """The primal and derivative functions `@F__<part>_<code>` of `kinds`,
+    and whether they were made before. Otherwise they are begun, in the
+    module from the start (the calls in the body look their callees up): the
+    primal's block holds a copy of F's body before a return of its results,
+    the derivative's takes F's arguments and `extra`, and holds a return to
+    emit before; `_close` completes them."""
+    name = callee.sym_name.data
+    module = _module_of(callee)
+    (first, first_kind), (second, second_kind) = kinds
+    primal_name, primal = _ours(module, f"{name}__{first}_{code}")
+    derivative_name, derivative = _ours(module, f"{name}__{second}_{code}")
+    if primal is not None and derivative is not None:
+        return primal, derivative, True
+    inputs = list(callee.function_type.inputs.data)
+    source = Block(arg_types=inputs)
+    held = ReturnOp()
+    source.add_op(held)
+    target = Block(arg_types=[*inputs, *extra])
+    placeholder = ReturnOp()
+    placeholder.location = callee.location
+    target.add_op(placeholder)
+    primal = FuncOp(primal_name, ([], []), Region(source))
+    derivative = FuncOp(derivative_name, ([], []), Region(target))
+    _add(module, callee, primal, first_kind)
+    _add(module, primal, derivative, second_kind)
+    held.operands = _clone_body(callee, source, source.args, held)
+    return primal, derivative, False
+
+
+def _close(primal: FuncOp, derivative: FuncOp, returned: Sequence[SSAValue]) -> None:
+    """Complete a pair that `_begin` began once the walk has emitted the
+    derivative's ops: the values of the primal's block that they read (the
+    tape) become the derivative's arguments after those it has, and the
+    primal returns them after F's results; the derivative returns
+    `returned`."""
+    source, target = primal.body.block, derivative.body.block
+    held, placeholder = source.last_op, target.last_op
+    assert isinstance(held, ReturnOp) and isinstance(placeholder, ReturnOp)
+    tape = _tape(source, target, returned)
+    moved: dict[SSAValue, SSAValue] = dict(
+        zip(source.args, target.args[: len(source.args)], strict=True)
+    )
+    taped = [v for v in tape if v not in moved]
+    moved.update((v, target.insert_arg(v.type, len(target.args))) for v in taped)
+    for old, new in moved.items():
+        _redirect(old, target, new)
+    results = list(held.operands)  # the walk replaced the calls in the body
+    held.detach()
+    held.erase()
+    source.add_op(ReturnOp(*results, *taped))
+    placeholder.detach()
+    placeholder.erase()
+    target.add_op(ReturnOp(*(moved.get(v, v) for v in returned)))
+    primal.function_type = FunctionType.from_lists(
+        source.arg_types, [v.type for v in (*results, *taped)]
+    )
+    derivative.function_type = FunctionType.from_lists(
+        target.arg_types, [v.type for v in returned]
+    )
+
+
 def _split(
     callee: FuncOp, wanted: Sequence[bool], constants: Emitter
 ) -> tuple[FuncOp, FuncOp]:
     """`@F__aug_P` and `@F__rev_P` for the results `wanted` (made once)."""
-    name = callee.sym_name.data
-    module = _module_of(callee)
-    code = _pattern(wanted)
-    aug_name, aug = _ours(module, f"{name}__aug_{code}")
-    rev_name, rev = _ours(module, f"{name}__rev_{code}")
-    if aug is not None and rev is not None:
-        return aug, rev
-    inputs = list(callee.function_type.inputs.data)
     outputs = list(callee.function_type.outputs.data)
     gradients = [t for t, w in zip(outputs, wanted, strict=True) if w]
-    primal = Block(arg_types=inputs)
-    held = ReturnOp()
-    primal.add_op(held)
-    reverse = Block(arg_types=[*inputs, *gradients])
-    placeholder = ReturnOp()
-    placeholder.location = callee.location
-    reverse.add_op(placeholder)
-    # in the module from the start: the calls in the body look their callees up
-    aug = _add(module, callee, FuncOp(aug_name, ([], []), Region(primal)), "augmented")
-    rev = _add(module, aug, FuncOp(rev_name, ([], []), Region(reverse)), "reverse")
-    held.operands = _clone_body(callee, primal, primal.args, held)
+    aug, rev, found = _begin(
+        callee, (("aug", "augmented"), ("rev", "reverse")), _pattern(wanted), gradients
+    )
+    if found:
+        return aug, rev
+    primal, reverse = aug.body.block, rev.body.block
+    held, placeholder = primal.last_op, reverse.last_op
+    assert held is not None and placeholder is not None
     sources = [a for a in primal.args if is_f32_value(a.type)]
     kept = unfold_on_path(lambda: held.operands, lambda: sources, reverse=True)
     results = list(held.operands)
-    e = constants.at(placeholder)
     seeds = [
         (r, _given(g))
         for r, g in zip(
             [r for r, w in zip(results, wanted, strict=True) if w],
-            reverse.args[len(inputs) :],
+            reverse.args[len(primal.args) :],
             strict=True,
         )
     ]
     arrivals: list[tuple[SSAValue, SSAValue]] = []
     try:
-        backward_walk_from(e, seeds, sources, arrivals=arrivals)
+        backward_walk_from(constants.at(placeholder), seeds, sources, arrivals=arrivals)
     finally:
         unmark(kept)
-    shares = [share for _, share in arrivals]
-    tape = _tape(primal, reverse, shares)
-    moved: dict[SSAValue, SSAValue] = dict(
-        zip(primal.args, reverse.args[: len(inputs)], strict=True)
-    )
-    taped = [v for v in tape if v not in moved]
-    moved.update((v, reverse.insert_arg(v.type, len(reverse.args))) for v in taped)
-    for old, new in moved.items():
-        _redirect(old, reverse, new)
-    results = list(held.operands)  # the walk replaced the calls in the body
-    held.detach()
-    held.erase()
-    primal.add_op(ReturnOp(*results, *taped))
-    placeholder.detach()
-    placeholder.erase()
-    reverse.add_op(ReturnOp(*(moved.get(v, v) for v in shares)))
-    aug.function_type = FunctionType.from_lists(
-        inputs, [*outputs, *(v.type for v in taped)]
-    )
-    rev.function_type = FunctionType.from_lists(
-        reverse.arg_types, [s.type for s in shares]
-    )
+    _close(aug, rev, [share for _, share in arrivals])
     positions = [primal.args.index(a) for a, _ in arrivals]
     rev.attributes[SHARES] = ArrayAttr(IntegerAttr(k, i64) for k in positions)
     return aug, rev
@@ -264,9 +297,7 @@ def has_inlining_bits(
     callee = callee_of(op)
     if not isinstance(callee, FuncOp):
         return False
-    if forward:
-        return all(_reruns_alike(inner, {callee}) for inner in callee.body.block.ops)
-    return _meets_shares_in_order(op, callee, reached, path)
+    return forward or _meets_shares_in_order(op, callee, reached, path)
 
 
 def _meets_shares_in_order(
@@ -299,39 +330,19 @@ def _meets_shares_in_order(
     )
 
 
-def _reruns_alike(op: Operation, checking: set[FuncOp]) -> bool:
-    """Whether running `op` again gives the same results and does nothing
-    else: neither it nor an op in its regions or in a function it calls reads
-    or writes memory (it says so, or says nothing and touches a memref) or
-    is an unexpanded differentiation op (`checking`: the functions whose
-    check is under way, which a call cycle finds again)."""
-    for inner in op.walk():
-        if isinstance(inner, DifferentiationOp):
-            return False
-        if isinstance(inner, CallOp):
-            callee = callee_of(inner)
-            if not isinstance(callee, FuncOp):
-                return False
-            if callee not in checking:
-                checking.add(callee)
-                if not all(_reruns_alike(o, checking) for o in callee.body.block.ops):
-                    return False
-            continue
-        own = [
-            t
-            for t in inner.get_traits_of_type(MemoryEffect)
-            if not isinstance(t, RecursiveMemoryEffect)
-        ]
-        if (
-            any(t.get_effects(inner) != set() for t in own)
-            if own
-            else any(
-                isinstance(v.type, MemRefType)
-                for v in (*inner.operands, *inner.results)
-            )
-        ):
-            return False
-    return True
+def _replace_call(op: CallOp, function: FuncOp) -> CallOp:
+    """Replace the call `op` by a call of `function` on the same arguments,
+    which returns `op`'s results and then a tape."""
+    augmented = CallOp(
+        function.sym_name.data, op.arguments, function.function_type.outputs.data
+    )
+    augmented.location = op.location
+    Rewriter.insert_op(augmented, InsertPoint.before(op))
+    for old, new in zip(op.results, augmented.results, strict=False):
+        old.replace_all_uses_with(new)
+    op.detach()
+    op.erase()
+    return augmented
 
 
 def call_reverse(
@@ -342,18 +353,9 @@ def call_reverse(
     assert isinstance(op, CallOp)
     callee = callee_of(op)
     assert isinstance(callee, FuncOp)
-    wanted = [g is not None for g in gradients]
-    aug, rev = _split(callee, wanted, e)
-    outputs = aug.function_type.outputs.data
-    augmented = CallOp(aug.sym_name.data, op.arguments, outputs)
-    augmented.location = op.location
-    Rewriter.insert_op(augmented, InsertPoint.before(op))
-    count = len(op.results)
-    for old, new in zip(op.results, augmented.results[:count], strict=True):
-        old.replace_all_uses_with(new)
-    arguments = list(op.arguments)
-    op.detach()
-    op.erase()
+    aug, rev = _split(callee, [g is not None for g in gradients], e)
+    arguments, count = list(op.arguments), len(op.results)
+    augmented = _replace_call(op, aug)
     given = [g for g in gradients if g is not None]
     reverse = CallOp(
         rev.sym_name.data,
@@ -373,8 +375,10 @@ def call_reverse(
 def call_tangent(
     e: Emitter, op: Operation, tangents: Sequence[Tangent]
 ) -> Sequence[Tangent]:
-    """Call `@F__tan_P_Q` with the arguments and the tangents that are given:
-    the tangents of those of F's results on the walk's path that carry one."""
+    """Replace the call of F by one of `@F__fwd_P_Q` (F's results and the
+    tape of its tangents) and call `@F__tan_P_Q` with the arguments, the
+    tangents that are given and the tape: the tangents of those of F's
+    results on the walk's path that carry one."""
     assert isinstance(op, CallOp)
     callee = callee_of(op)
     assert isinstance(callee, FuncOp)
@@ -385,75 +389,69 @@ def call_tangent(
     wanted = [
         is_f32_value(r.type) and (e.path is None or r in e.path) for r in op.results
     ]
-    function = _tangent_function(callee, given, wanted, e)
     found: list[Tangent] = [None] * len(op.results)
-    if function is None:
+    pair = _forward_split(callee, given, wanted, e)
+    if pair is None:
         return found
+    fwd, tan = pair
+    arguments, count = list(op.arguments), len(op.results)
+    augmented = _replace_call(op, fwd)
     call = CallOp(
-        function.sym_name.data,
+        tan.sym_name.data,
         [
-            *op.arguments,
+            *arguments,
             *(t for t, g in zip(tangents, given, strict=True) if g and t is not None),
+            *augmented.results[count:],
         ],
-        function.function_type.outputs.data,
+        tan.function_type.outputs.data,
     )
     e.insert(call)
-    carried = function.attributes[TANGENTS]
+    carried = tan.attributes[TANGENTS]
     assert isinstance(carried, ArrayAttr)
     for k, t in zip(carried.data, call.results, strict=True):
         if isinstance(k, IntegerAttr):
             found[k.value.data] = t
-    return found
+    return Renamed(found, augmented.results[:count])
 
 
-def _tangent_function(
+def _forward_split(
     callee: FuncOp, given: Sequence[bool], wanted: Sequence[bool], constants: Emitter
-) -> FuncOp | None:
-    """`@F__tan_P_Q` for the arguments `given` a tangent and the results
-    `wanted` (made once): F's body and the tangents of the wanted results
-    that carry one, which the attribute `grad.tangents` names; the body's
-    ops that no tangent reads and that `_reruns_alike` are left out. None
-    if no wanted result carries a tangent."""
-    module = _module_of(callee)
-    code = f"{_pattern(given)}_{_pattern(wanted)}"
-    name, found = _ours(module, f"{callee.sym_name.data}__tan_{code}")
-    if found is not None:
-        return found
-    inputs: list[Attribute] = list(callee.function_type.inputs.data)
-    block = Block(
-        arg_types=[*inputs, *(t for t, g in zip(inputs, given, strict=True) if g)]
+) -> tuple[FuncOp, FuncOp] | None:
+    """`@F__fwd_P_Q` and `@F__tan_P_Q` for the arguments `given` a tangent and
+    the results `wanted` (made once), the tangent function giving those of
+    the wanted results that carry one (`grad.tangents` names them); None if
+    none does."""
+    inputs = list(callee.function_type.inputs.data)
+    fwd, tan, found = _begin(
+        callee,
+        (("fwd", "forward"), ("tan", "tangent")),
+        f"{_pattern(given)}_{_pattern(wanted)}",
+        [t for t, g in zip(inputs, given, strict=True) if g],
     )
-    placeholder = ReturnOp()
-    placeholder.location = callee.location
-    block.add_op(placeholder)
-    function = _add(module, callee, FuncOp(name, ([], []), Region(block)), "tangent")
-    results = _clone_body(callee, block, block.args[: len(inputs)], placeholder)
-    e = constants.at(placeholder)
+    if found:
+        return fwd, tan
+    primal, block = fwd.body.block, tan.body.block
+    held, placeholder = primal.last_op, block.last_op
+    assert held is not None and placeholder is not None
     sources: dict[SSAValue, SSAValue] = dict(
         zip(
-            [a for a, g in zip(block.args, given, strict=False) if g],
+            [a for a, g in zip(primal.args, given, strict=True) if g],
             block.args[len(inputs) :],
             strict=True,
         )
     )
     indices = [k for k, w in enumerate(wanted) if w]
-    tangents = forward_walk_from(e, [results[k] for k in indices], sources)
+    tangents = forward_walk_from(
+        constants.at(placeholder), [held.operands[k] for k in indices], sources
+    )
     carried = [(k, t) for k, t in zip(indices, tangents, strict=True) if t is not None]
     if not carried:
-        _erase(function)
+        _erase(tan)
+        _erase(fwd)
         return None
-    placeholder.detach()
-    placeholder.erase()
-    block.add_op(ReturnOp(*(t for _, t in carried)))
-    for op in reversed(list(block.ops)[:-1]):
-        if not any(r.uses for r in op.results) and _reruns_alike(op, set()):
-            op.detach()
-            op.erase()
-    function.function_type = FunctionType.from_lists(
-        block.arg_types, [t.type for _, t in carried]
-    )
-    function.attributes[TANGENTS] = ArrayAttr(IntegerAttr(k, i64) for k, _ in carried)
-    return function
+    _close(fwd, tan, [t for _, t in carried])
+    tan.attributes[TANGENTS] = ArrayAttr(IntegerAttr(k, i64) for k, _ in carried)
+    return fwd, tan
 
 
 def _erase(function: FuncOp) -> None:
@@ -475,3 +473,17 @@ def _erase(function: FuncOp) -> None:
             and op.sym_name.data in inner - called
         ):
             _erase(op)
+
+
+def erase_if_unused(function: Operation) -> None:
+    """Erase `function` if it is a derivative function that no call calls
+    any more (a walk inlined its calls), and the derivative functions that
+    only it called."""
+    if not isinstance(function, FuncOp) or MARK not in function.attributes:
+        return
+    name = function.sym_name.data
+    if not any(
+        isinstance(op, CallOp) and op.callee.string_value() == name
+        for op in _module_of(function).walk()
+    ):
+        _erase(function)

@@ -164,6 +164,16 @@ class InOrder(list[tuple[SSAValue, Share]]):
     the inlined body would)."""
 
 
+class Renamed(list["Tangent"]):
+    """What a joint tangent rule that replaced its op by another gives: the
+    tangent of each result, and in `results` the values that stand for the
+    op's results now (a call replaced by one that also returns a tape)."""
+
+    def __init__(self, tangents: Sequence[Tangent], results: Sequence[SSAValue]):
+        super().__init__(tangents)
+        self.results = list(results)
+
+
 JointReverseRule = Callable[
     ["Emitter", Operation, Sequence[SSAValue | None]], Sequence[Share | None] | InOrder
 ]

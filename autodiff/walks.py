@@ -31,6 +31,7 @@ from gradopt.autodiff.registry import (
     Derivative,
     InOrder,
     RegionDerivative,
+    Renamed,
     ReverseRule,
     Tangent,
     TangentRule,
@@ -270,12 +271,14 @@ def forward_walk_from(
 ) -> list[Tangent]:
     """The tangents of `outputs` given those of `sources` (None for an output
     off the path); an op with a joint rule gives all its results' tangents at
-    once (`e.path` tells it which of them lie on the path). A node none of
-    whose inputs got a tangent gets none: a call's tangent function may give
-    none to a result that the path takes to depend on its arguments (its
-    body does not), as the inlined body would."""
+    once (`e.path` tells it which of them lie on the path), and may replace
+    the op (`Renamed`: the outputs are looked up by the new values). A node
+    none of whose inputs got a tangent gets none: a call's tangent function
+    may give none to a result that the path takes to depend on its arguments
+    (its body does not), as the inlined body would."""
     order, path = paths_between(outputs, list(sources), within)
     tangents: dict[SSAValue, SSAValue] = dict(sources)
+    renamed: dict[SSAValue, SSAValue] = {}
     done: set[Operation] = set()
     for value in order:
         if value not in path or value in tangents:
@@ -293,14 +296,17 @@ def forward_walk_from(
             rules = _joint_rules(e, node)
             assert rules.tangent is not None
             e.path = path
-            for result, t in zip(
-                node.results, rules.tangent(e, node, inputs), strict=True
-            ):
+            results = list(node.results)
+            found = rules.tangent(e, node, inputs)
+            if isinstance(found, Renamed):
+                renamed.update(zip(results, found.results, strict=True))
+                results = found.results
+            for result, t in zip(results, found, strict=True):
                 if t is not None:
                     tangents[result] = t
             continue
         tangents[value] = _tangent_rule(e, node)(e, node, inputs)
-    return [tangents.get(o) for o in outputs]
+    return [tangents.get(renamed.get(o, o)) for o in outputs]
 
 
 def _replace(e: Emitter, op: Operation, values: Sequence[SSAValue]) -> None:

@@ -139,9 +139,10 @@ def test_random_call_graphs_have_the_bits_of_inlining(seed: int) -> None:
     assert same_bits(results(expanded(text), *args), results(inlined(text), *args))
 
 
-# @f at three sites, one of them with the same value twice; @g of two
+# @f at three sites, one of them with the same value twice, then @g of two
 # results, the second of which carries no tangent (a zero tangent added to
-# the first's would turn a -0.0 into +0.0) and no gradient at its sites.
+# the first's would turn a -0.0 into +0.0); the same calls again for a
+# gradient, which reaches @g's first result only.
 SITES = f"""
 func.func @f(%a: {T3}, %b: {T3}) -> {T3} {{
   %m = grad.mul %a, %b : {T3}
@@ -161,7 +162,11 @@ func.func @main(%x: {T3}, %w: {T3}, %t: {T3}) -> ({T3}, {T3}) {{
   %u, %v = func.call @g(%r, %w) : ({T3}, {T3}) -> ({T3}, {T3})
   %y = grad.add %u, %v : {T3}
   %j = grad.jvp %y wrt %x, %t control_flow : {T3}, {T3}
-  %l = grad.reduce add %u [0] : {T3} to tensor<f32>
+  %p2 = func.call @f(%x, %w) : ({T3}, {T3}) -> {T3}
+  %q2 = func.call @f(%p2, %w) : ({T3}, {T3}) -> {T3}
+  %r2 = func.call @f(%q2, %q2) : ({T3}, {T3}) -> {T3}
+  %u2, %v2 = func.call @g(%r2, %w) : ({T3}, {T3}) -> ({T3}, {T3})
+  %l = grad.reduce add %u2 [0] : {T3} to tensor<f32>
   %gx = grad.gradient %l wrt %x control_flow : tensor<f32>, {T3}
   func.return %j, %gx : {T3}, {T3}
 }}
@@ -173,9 +178,13 @@ def test_k_sites_share_one_tangent_function_and_one_reverse_pair() -> None:
     found = {k: v for k, v in functions(module).items() if "__" in k}
     assert found == {
         # forward: @f's sites pass a tangent for the first argument only
-        # (%w has none), then for both (%q twice)
+        # (%w has none), then for both (%q twice); each site calls the
+        # forward function (in place of the call) and the tangent function
+        "f__fwd_10_1": 2,
         "f__tan_10_1": 2,
+        "f__fwd_11_1": 1,
         "f__tan_11_1": 1,
+        "g__fwd_10_11": 1,
         "g__tan_10_11": 1,
         # reverse: the walk reaches @g's first result only, and one pair of
         # @f's functions serves its three sites
@@ -256,3 +265,34 @@ def test_a_call_of_two_results_takes_its_arguments_in_the_reached_order() -> Non
     rng = np.random.default_rng(5)
     x, w = rng.uniform(-3.0, 3.0, (2, 64)).astype(np.float32)
     assert same_bits(results(module, x, w), results(inlined(TWO), x, w))
+
+
+# A Hessian-vector product through calls: the gradient of a jvp walks the
+# forward and tangent functions that the jvp's expansion made (here it
+# inlines them: each returns a tape beside its result), and gets the bits
+# of inlining every call first, as the tangent function reads the primal
+# values from the tape rather than computing them again.
+HVP = """
+func.func @f(%a: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<16xf32> {
+  %m = grad.mul %a, %b : tensor<16xf32>
+  %s = grad.sin %m : tensor<16xf32>
+  %r = grad.mul %s, %a : tensor<16xf32>
+  func.return %r : tensor<16xf32>
+}
+func.func @main(%x: tensor<16xf32>, %w: tensor<16xf32>, %t: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %p = func.call @f(%x, %w) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  %q = func.call @f(%p, %x) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  %r = func.call @f(%q, %w) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  %l = grad.reduce add %r [0] : tensor<16xf32> to tensor<f32>
+  %j = grad.jvp %l wrt %x, %t control_flow : tensor<f32>, tensor<16xf32>
+  %h, %hw = grad.gradient %j wrt %x, %w control_flow : tensor<f32>, tensor<16xf32>, tensor<16xf32>
+  func.return %h, %hw : tensor<16xf32>, tensor<16xf32>
+}
+"""
+
+
+def test_the_gradient_of_a_jvp_through_calls_has_the_bits_of_inlining() -> None:
+    module = expanded(HVP)
+    assert not [k for k in functions(module) if "__" in k]  # none left unused
+    x, w, t = inputs(0)[:3]
+    assert same_bits(results(module, x, w, t), results(inlined(HVP), x, w, t))

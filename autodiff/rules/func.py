@@ -14,6 +14,7 @@ from xdsl.rewriter import Rewriter
 from gradopt.autodiff.derivative_functions import (
     call_reverse,
     call_tangent,
+    erase_if_unused,
     has_inlining_bits,
 )
 from gradopt.autodiff.paths import callee_of
@@ -39,6 +40,7 @@ def inline_call(op: Operation) -> None:
         old.replace_all_uses_with(new)
     op.detach()
     op.erase()
+    erase_if_unused(callee)
 
 
 def _before(op: Operation):

@@ -108,6 +108,11 @@ class _Body:
             )
         return list(self._placeholder.operands)
 
+    def yielded(self) -> list[SSAValue]:
+        """The values the copy yields (a walk may have replaced the calls
+        that made them)."""
+        return list(self._placeholder.operands)
+
     def within(self, value: SSAValue) -> bool:
         """Whether `value` is made in the block (the walk's inside)."""
         if isinstance(value, BlockArgument):
@@ -757,6 +762,7 @@ def _for_tangent(
     found = forward_walk_from(
         new.e, [yielded[j] for j in differentiable], sources, new.within
     )
+    yielded = new.yielded()
     out = [
         t if t is not None else new.e.zeros_like(yielded[j])
         for j, t in zip(differentiable, found, strict=True)
@@ -941,6 +947,8 @@ def _while_tangent(
         found = forward_walk_from(
             body.e, [values[j] for j in wanted], sources, body.within
         )
+        out = body.yielded()
+        values = out[1:] if block is before else out
         return out, [
             t if t is not None else body.e.zeros_like(values[j])
             for j, t in zip(wanted, found, strict=True)

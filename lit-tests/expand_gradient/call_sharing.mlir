@@ -4,10 +4,11 @@
 // callee and pattern wherever that keeps the bits of inlining every call
 // first, and inlined elsewhere.
 
-// Forward mode: the four sites of @f call two tangent functions, one per
+// Forward mode: the four sites of @f share two pairs of functions, one per
 // pattern of arguments with a tangent (%w has none; the last site passes %r
-// twice) and of results whose tangent is needed; each reruns the part of
-// @f's body that its tangents read.
+// twice) and of results whose tangent is needed. A forward function takes
+// each call's place and returns @f's results and then the values that the
+// tangent function reads (the tape: %m); the jvp calls the tangent function.
 func.func @f(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {
   %m = grad.mul %a, %b : tensor<3xf32>
   %s = grad.sin %m : tensor<3xf32>
@@ -22,24 +23,31 @@ func.func @sites(%x: tensor<3xf32>, %w: tensor<3xf32>, %t: tensor<3xf32>) -> ten
   func.return %j : tensor<3xf32>
 }
 
-// CHECK-LABEL: func.func private @f__tan_11_1(%0: tensor<3xf32>, %1: tensor<3xf32>, %2: tensor<3xf32>, %3: tensor<3xf32>) -> tensor<3xf32> attributes {grad.derivative = "tangent", grad.tangents = [0 : i64]} {
+// CHECK-LABEL: func.func private @f__fwd_11_1(%0: tensor<3xf32>, %1: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) attributes {grad.derivative = "forward"} {
 // CHECK-NEXT:    %m = grad.mul %0, %1 : tensor<3xf32>
+// CHECK-NEXT:    %s = grad.sin %m : tensor<3xf32>
+// CHECK-NEXT:    func.return %s, %m : tensor<3xf32>, tensor<3xf32>
+// CHECK-LABEL: func.func private @f__tan_11_1(%0: tensor<3xf32>, %1: tensor<3xf32>, %2: tensor<3xf32>, %3: tensor<3xf32>, %4: tensor<3xf32>) -> tensor<3xf32> attributes {grad.derivative = "tangent", grad.tangents = [0 : i64]} {
+// CHECK-NEXT:    %5 = grad.mul %2, %1 : tensor<3xf32>
+// CHECK-NEXT:    %6 = grad.mul %0, %3 : tensor<3xf32>
+// CHECK-NEXT:    %7 = grad.add %5, %6 : tensor<3xf32>
+// CHECK-NEXT:    %8 = grad.const 1.5707964 : tensor<3xf32>
+// CHECK-NEXT:    %9 = grad.add %4, %8 : tensor<3xf32>
+// CHECK-NEXT:    %10 = grad.sin %9 : tensor<3xf32>
+// CHECK-NEXT:    %11 = grad.mul %7, %10 : tensor<3xf32>
+// CHECK-NEXT:    func.return %11 : tensor<3xf32>
+// CHECK-LABEL: func.func private @f__fwd_10_1(
+// CHECK-LABEL: func.func private @f__tan_10_1(%0: tensor<3xf32>, %1: tensor<3xf32>, %2: tensor<3xf32>, %3: tensor<3xf32>) -> tensor<3xf32>
 // CHECK-NEXT:    %4 = grad.mul %2, %1 : tensor<3xf32>
-// CHECK-NEXT:    %5 = grad.mul %0, %3 : tensor<3xf32>
-// CHECK-NEXT:    %6 = grad.add %4, %5 : tensor<3xf32>
-// CHECK:         func.return
-// CHECK-LABEL: func.func private @f__tan_10_1(%0: tensor<3xf32>, %1: tensor<3xf32>, %2: tensor<3xf32>) -> tensor<3xf32>
-// CHECK-NEXT:    %m = grad.mul %0, %1 : tensor<3xf32>
-// CHECK-NEXT:    %3 = grad.mul %2, %1 : tensor<3xf32>
 // CHECK-LABEL: func.func @sites(
-// CHECK-NEXT:    %p = func.call @f(%x, %w)
-// CHECK-NEXT:    %q = func.call @f(%p, %w)
-// CHECK-NEXT:    %r = func.call @f(%q, %w)
-// CHECK-NEXT:    %u = func.call @f(%r, %r)
-// CHECK-NEXT:    %0 = func.call @f__tan_10_1(%x, %w, %t)
-// CHECK-NEXT:    %1 = func.call @f__tan_10_1(%p, %w, %0)
-// CHECK-NEXT:    %2 = func.call @f__tan_10_1(%q, %w, %1)
-// CHECK-NEXT:    %j = func.call @f__tan_11_1(%r, %r, %2, %2)
+// CHECK-NEXT:    %p, %[[P:.*]] = func.call @f__fwd_10_1(%x, %w)
+// CHECK-NEXT:    %q, %[[Q:.*]] = func.call @f__fwd_10_1(%p, %w)
+// CHECK-NEXT:    %r, %[[R:.*]] = func.call @f__fwd_10_1(%q, %w)
+// CHECK-NEXT:    %u, %[[U:.*]] = func.call @f__fwd_11_1(%r, %r)
+// CHECK-NEXT:    %[[TP:.*]] = func.call @f__tan_10_1(%x, %w, %t, %[[P]])
+// CHECK-NEXT:    %[[TQ:.*]] = func.call @f__tan_10_1(%p, %w, %[[TP]], %[[Q]])
+// CHECK-NEXT:    %[[TR:.*]] = func.call @f__tan_10_1(%q, %w, %[[TQ]], %[[R]])
+// CHECK-NEXT:    %j = func.call @f__tan_11_1(%r, %r, %[[TR]], %[[TR]], %[[U]])
 // CHECK-NEXT:    func.return %j : tensor<3xf32>
 
 // -----
@@ -66,15 +74,15 @@ func.func @no_tangent(%x: tensor<3xf32>, %w: tensor<3xf32>, %t: tensor<3xf32>) -
 // CHECK-NEXT:    %5 = grad.add %3, %4 : tensor<3xf32>
 // CHECK-NEXT:    func.return %5 : tensor<3xf32>
 // CHECK-LABEL: func.func @no_tangent(
-// CHECK-NEXT:    %u, %v, %same = func.call @g(%x, %w)
+// CHECK-NEXT:    %u, %v, %same = func.call @g__fwd_10_110(%x, %w)
 // CHECK-NEXT:    %y = grad.add %u, %v : tensor<3xf32>
 // CHECK-NEXT:    %j = func.call @g__tan_10_110(%x, %w, %t)
 // CHECK-NEXT:    func.return %j : tensor<3xf32>
 
 // -----
 
-// A callee that reads memory is inlined: run again at the jvp, its load
-// could see a later store.
+// A callee that reads memory runs once, as the forward function in the
+// call's place; the tangent function reads the loaded value from the tape.
 func.func @scaled(%a: tensor<3xf32>, %m: memref<3xf32>) -> tensor<3xf32> {
   %c = arith.constant 0 : index
   %v = grad.load %m[%c] : memref<3xf32>
@@ -88,13 +96,18 @@ func.func @memory(%x: tensor<3xf32>, %t: tensor<3xf32>, %m: memref<3xf32>) -> te
   func.return %j : tensor<3xf32>
 }
 
-// CHECK-NOT:   __tan
-// CHECK-LABEL: func.func @memory(
+// CHECK-LABEL: func.func private @scaled__fwd_10_1(%0: tensor<3xf32>, %1: memref<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) attributes {grad.derivative = "forward"} {
 // CHECK-NEXT:    %c = arith.constant 0 : index
-// CHECK-NEXT:    %v = grad.load %m[%c] : memref<3xf32>
+// CHECK-NEXT:    %v = grad.load %1[%c] : memref<3xf32>
 // CHECK-NEXT:    %b = grad.broadcast %v [] : tensor<f32> to tensor<3xf32>
-// CHECK-NEXT:    %r = grad.mul %x, %b : tensor<3xf32>
-// CHECK-NEXT:    %j = grad.mul %t, %b : tensor<3xf32>
+// CHECK-NEXT:    %r = grad.mul %0, %b : tensor<3xf32>
+// CHECK-NEXT:    func.return %r, %b : tensor<3xf32>, tensor<3xf32>
+// CHECK-LABEL: func.func private @scaled__tan_10_1(%0: tensor<3xf32>, %1: memref<3xf32>, %2: tensor<3xf32>, %3: tensor<3xf32>) -> tensor<3xf32> attributes {grad.derivative = "tangent", grad.tangents = [0 : i64]} {
+// CHECK-NEXT:    %4 = grad.mul %2, %3 : tensor<3xf32>
+// CHECK-NEXT:    func.return %4 : tensor<3xf32>
+// CHECK-LABEL: func.func @memory(
+// CHECK-NEXT:    %p, %[[B:.*]] = func.call @scaled__fwd_10_1(%x, %m)
+// CHECK-NEXT:    %j = func.call @scaled__tan_10_1(%x, %m, %t, %[[B]])
 // CHECK-NEXT:    func.return %j : tensor<3xf32>
 
 // -----
