@@ -48,7 +48,8 @@ is differentiated so. Outside loops a call must have the bits of inlining it
   every result's gradient at once, could not interleave them. So is a call
   whose reached result is an argument (the result's shares would reach the
   argument summed, not one by one) or whose arguments send shares to each
-  other (they would arrive amid the callee's shares).
+  other (they would arrive amid the callee's shares). The calls in the
+  branches of an `scf.if` are inlined too (forward mode keeps them).
 """
 
 from __future__ import annotations

@@ -296,3 +296,48 @@ def test_the_gradient_of_a_jvp_through_calls_has_the_bits_of_inlining() -> None:
     assert not [k for k in functions(module) if "__" in k]  # none left unused
     x, w, t = inputs(0)[:3]
     assert same_bits(results(module, x, w, t), results(inlined(HVP), x, w, t))
+
+
+# Calls in the branches of an `scf.if` (outside loops): the branches of its
+# tangent share the pairs of functions, whose gradient (the reverse inlines
+# the calls in branches) has the bits of inlining every call first.
+BRANCHES = """
+func.func @f(%a: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<16xf32> {
+  %m = grad.mul %a, %b : tensor<16xf32>
+  %s = grad.sin %m : tensor<16xf32>
+  %r = grad.mul %s, %a : tensor<16xf32>
+  func.return %r : tensor<16xf32>
+}
+func.func @main(%x: tensor<16xf32>, %w: tensor<16xf32>, %t: tensor<16xf32>, %c: i1) -> (tensor<16xf32>, tensor<16xf32>) {
+  %y = scf.if %c -> (tensor<16xf32>) {
+    %p = func.call @f(%x, %w) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %q = func.call @f(%p, %w) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    scf.yield %q : tensor<16xf32>
+  } else {
+    %p = func.call @f(%w, %x) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    scf.yield %p : tensor<16xf32>
+  }
+  %j = grad.jvp %y wrt %x, %t control_flow : tensor<16xf32>, tensor<16xf32>
+  %l = grad.reduce add %j [0] : tensor<16xf32> to tensor<f32>
+  %g = grad.gradient %l wrt %x control_flow : tensor<f32>, tensor<16xf32>
+  func.return %j, %g : tensor<16xf32>, tensor<16xf32>
+}
+"""
+
+
+def test_calls_in_branches_share_the_functions_of_their_tangents() -> None:
+    first = BRANCHES.replace(
+        "%g = grad.gradient %l wrt %x control_flow : tensor<f32>, tensor<16xf32>",
+        "%g = grad.mul %j, %x : tensor<16xf32>",
+    )
+    found = {k: v for k, v in functions(expanded(first)).items() if "__" in k}
+    assert found == {
+        "f__fwd_10_1": 2,
+        "f__tan_10_1": 2,
+        "f__fwd_01_1": 1,
+        "f__tan_01_1": 1,
+    }
+    x, w, t = inputs(0)[:3]
+    for c in (np.bool_(True), np.bool_(False)):
+        expected = results(inlined(BRANCHES), x, w, t, c)
+        assert same_bits(results(expanded(BRANCHES), x, w, t, c), expected)
