@@ -1,29 +1,60 @@
-"""One derivative function per callee, for the calls in a loop (SPEC §11).
-
-A call outside loops is unfolded (the bits of inlining); in a loop body, whose
-reverse and tangent are copied once per loop rather than once per iteration,
-a call is differentiated by functions made once per callee and pattern, in
-the manner of Enzyme's split mode:
+"""One derivative function per callee and pattern, for every call site
+(SPEC §11), in the manner of Enzyme's split mode:
 
 - `@F__aug_P`: F's body, returning F's results and then the tape, the values
   of F's body that its reverse reads;
 - `@F__rev_P`: F's arguments, the gradients of the results that have one (P
-  says which, `1` or `0` per result) and the tape, to the gradient of every
-  f32 argument (its shares summed in F's own walk order);
-- `@F__tan_P`: F's arguments and the tangents of the arguments that have one
-  (P, per argument), to the tangents of F's f32 results (F's body run again).
+  says which, `1` or `0` per result) and the tape, to each share that an f32
+  argument receives in F's own walk, in the order they arrive (the attribute
+  `grad.shares` names the argument of each), which the caller's walk adds;
+- `@F__fwd_P_Q`: F's body, returning F's results and then the tape of
+  `@F__tan_P_Q`: F's arguments, the tangents of the arguments that have one
+  (P, per argument) and the tape, to the tangents of the results that the
+  walk needs (Q, per result) and that carry one (`grad.tangents` names them).
 
-In a loop's reverse, the copied iteration's call of F becomes a call of
-`@F__aug_P` and the walk calls `@F__rev_P` where it reaches the call: the
-reverse reads the tape, and never runs F's body again. Calls in F's body are
+The call of F becomes a call of `@F__aug_P` (`@F__fwd_P_Q`), and the walk
+calls `@F__rev_P` (`@F__tan_P_Q`) where it reaches the call: the derivative
+reads the tape and never runs F's body again. Calls in F's body are
 differentiated the same way, so nested calls give nested functions. The
 functions are found again by name (and the `grad.derivative` attribute that
-marks them), so every loop and every pass over the module shares them.
+marks them), so every site, loop and pass over the module shares them; a
+pair that a later walk inlines goes once nothing calls it.
+
+In a loop body, whose reverse and tangent are made once per loop, every call
+is differentiated so. Outside loops a call must have the bits of inlining it
+(`has_inlining_bits`), and is inlined where they are not provable:
+
+- Forward mode keeps every call. The tangent of each op is a fixed
+  expression of its operands and their tangents, with no accumulation
+  order, and the pair runs F's body once, in the call's place, and the
+  tangent ops on the values it computed: the same ops on the same values as
+  inlined, so a gradient of the jvp walks the same graph once the pair is
+  inlined. Only which values carry a tangent could differ: the path takes
+  each result of a call to depend on every argument, so an argument may
+  carry a tangent that the needed results do not read (the tangent
+  function leaves it unused), and a result that no argument with a tangent
+  reaches gets none (not zeros: `t + 0.0` is not `t` for -0.0, `0.0 * inf`
+  is NaN), as does an op none of whose inputs has one. The same value
+  passed twice, a result that is an argument (its tangent passes through),
+  arguments computed from each other or from tangents: all are values
+  whose tangents the walk has made before the call, exactly as inlined.
+- Reverse mode keeps a call when the walk meets its shares in the inlined
+  order (`_meets_shares_in_order`): the walk's graph reaches one result of
+  the call, which is not an argument, and no argument on the path sends a
+  share to another from within the call's inlined span. A call whose walk
+  reaches several results is inlined: the walk may enter the inlined body
+  at several places, between which the caller's shares to the arguments (or
+  to a result the body also reads) arrive, and the rev function, which gets
+  every result's gradient at once, could not interleave them. So is a call
+  whose reached result is an argument (the result's shares would reach the
+  argument summed, not one by one) or whose arguments send shares to each
+  other (they would arrive amid the callee's shares). The calls in the
+  branches of an `scf.if` are inlined too (forward mode keeps them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -38,8 +69,13 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from gradopt.autodiff.emitter import Emitter
-from gradopt.autodiff.paths import callee_of, inputs_of, post_order
-from gradopt.autodiff.registry import InOrder, Share, Tangent
+from gradopt.autodiff.paths import (
+    callee_of,
+    differentiable_inputs,
+    inputs_of,
+    post_order,
+)
+from gradopt.autodiff.registry import InOrder, Renamed, Share, Tangent
 from gradopt.autodiff.upstream import is_f32_value
 from gradopt.autodiff.walks import (
     backward_walk_from,
@@ -53,6 +89,9 @@ MARK = "grad.derivative"
 SHARES = "grad.shares"
 """The attribute of a reverse function: the argument each result is a share
 of, in the order the shares arrive in the callee's walk."""
+TANGENTS = "grad.tangents"
+"""The attribute of a tangent function: the result of the callee each result
+is the tangent of."""
 
 
 def _pattern(flags: Sequence[bool]) -> str:
@@ -106,70 +145,105 @@ def _module_of(op: Operation) -> ModuleOp:
     return op
 
 
+Kind = tuple[str, str]
+"""A derivative function's name part and its `grad.derivative` mark."""
+
+
+def _begin(
+    callee: FuncOp, kinds: tuple[Kind, Kind], code: str, extra: Sequence[Attribute]
+) -> tuple[FuncOp, FuncOp, bool]:
+    """The primal and derivative functions `@F__<part>_<code>` of `kinds`,
+    and whether they were made before. Otherwise they are begun, in the
+    module from the start (the calls in the body look their callees up): the
+    primal's block holds a copy of F's body before a return of its results,
+    the derivative's takes F's arguments and `extra`, and holds a return to
+    emit before; `_close` completes them."""
+    name = callee.sym_name.data
+    module = _module_of(callee)
+    (first, first_kind), (second, second_kind) = kinds
+    primal_name, primal = _ours(module, f"{name}__{first}_{code}")
+    derivative_name, derivative = _ours(module, f"{name}__{second}_{code}")
+    if primal is not None and derivative is not None:
+        return primal, derivative, True
+    inputs = list(callee.function_type.inputs.data)
+    source = Block(arg_types=inputs)
+    held = ReturnOp()
+    source.add_op(held)
+    target = Block(arg_types=[*inputs, *extra])
+    placeholder = ReturnOp()
+    placeholder.location = callee.location
+    target.add_op(placeholder)
+    primal = FuncOp(primal_name, ([], []), Region(source))
+    derivative = FuncOp(derivative_name, ([], []), Region(target))
+    _add(module, callee, primal, first_kind)
+    _add(module, primal, derivative, second_kind)
+    held.operands = _clone_body(callee, source, source.args, held)
+    return primal, derivative, False
+
+
+def _close(primal: FuncOp, derivative: FuncOp, returned: Sequence[SSAValue]) -> None:
+    """Complete a pair that `_begin` began once the walk has emitted the
+    derivative's ops: the values of the primal's block that they read (the
+    tape) become the derivative's arguments after those it has, and the
+    primal returns them after F's results; the derivative returns
+    `returned`."""
+    source, target = primal.body.block, derivative.body.block
+    held, placeholder = source.last_op, target.last_op
+    assert isinstance(held, ReturnOp) and isinstance(placeholder, ReturnOp)
+    tape = _tape(source, target, returned)
+    moved: dict[SSAValue, SSAValue] = dict(
+        zip(source.args, target.args[: len(source.args)], strict=True)
+    )
+    taped = [v for v in tape if v not in moved]
+    moved.update((v, target.insert_arg(v.type, len(target.args))) for v in taped)
+    for old, new in moved.items():
+        _redirect(old, target, new)
+    results = list(held.operands)  # the walk replaced the calls in the body
+    held.detach()
+    held.erase()
+    source.add_op(ReturnOp(*results, *taped))
+    placeholder.detach()
+    placeholder.erase()
+    target.add_op(ReturnOp(*(moved.get(v, v) for v in returned)))
+    primal.function_type = FunctionType.from_lists(
+        source.arg_types, [v.type for v in (*results, *taped)]
+    )
+    derivative.function_type = FunctionType.from_lists(
+        target.arg_types, [v.type for v in returned]
+    )
+
+
 def _split(
     callee: FuncOp, wanted: Sequence[bool], constants: Emitter
 ) -> tuple[FuncOp, FuncOp]:
     """`@F__aug_P` and `@F__rev_P` for the results `wanted` (made once)."""
-    name = callee.sym_name.data
-    module = _module_of(callee)
-    code = _pattern(wanted)
-    aug_name, aug = _ours(module, f"{name}__aug_{code}")
-    rev_name, rev = _ours(module, f"{name}__rev_{code}")
-    if aug is not None and rev is not None:
-        return aug, rev
-    inputs = list(callee.function_type.inputs.data)
     outputs = list(callee.function_type.outputs.data)
     gradients = [t for t, w in zip(outputs, wanted, strict=True) if w]
-    primal = Block(arg_types=inputs)
-    held = ReturnOp()
-    primal.add_op(held)
-    reverse = Block(arg_types=[*inputs, *gradients])
-    placeholder = ReturnOp()
-    placeholder.location = callee.location
-    reverse.add_op(placeholder)
-    # in the module from the start: the calls in the body look their callees up
-    aug = _add(module, callee, FuncOp(aug_name, ([], []), Region(primal)), "augmented")
-    rev = _add(module, aug, FuncOp(rev_name, ([], []), Region(reverse)), "reverse")
-    held.operands = _clone_body(callee, primal, primal.args, held)
+    aug, rev, found = _begin(
+        callee, (("aug", "augmented"), ("rev", "reverse")), _pattern(wanted), gradients
+    )
+    if found:
+        return aug, rev
+    primal, reverse = aug.body.block, rev.body.block
+    held, placeholder = primal.last_op, reverse.last_op
+    assert held is not None and placeholder is not None
     sources = [a for a in primal.args if is_f32_value(a.type)]
     kept = unfold_on_path(lambda: held.operands, lambda: sources, reverse=True)
     results = list(held.operands)
-    e = constants.at(placeholder)
     seeds = [
         (r, _given(g))
         for r, g in zip(
             [r for r, w in zip(results, wanted, strict=True) if w],
-            reverse.args[len(inputs) :],
+            reverse.args[len(primal.args) :],
             strict=True,
         )
     ]
     arrivals: list[tuple[SSAValue, SSAValue]] = []
     try:
-        backward_walk_from(e, seeds, sources, arrivals=arrivals)
+        backward_walk_from(constants.at(placeholder), seeds, sources, arrivals=arrivals)
     finally:
         unmark(kept)
-    shares = [share for _, share in arrivals]
-    tape = _tape(primal, reverse, shares)
-    moved: dict[SSAValue, SSAValue] = dict(
-        zip(primal.args, reverse.args[: len(inputs)], strict=True)
-    )
-    taped = [v for v in tape if v not in moved]
-    moved.update((v, reverse.insert_arg(v.type, len(reverse.args))) for v in taped)
-    for old, new in moved.items():
-        _redirect(old, reverse, new)
-    results = list(held.operands)  # the walk replaced the calls in the body
-    held.detach()
-    held.erase()
-    primal.add_op(ReturnOp(*results, *taped))
-    placeholder.detach()
-    placeholder.erase()
-    reverse.add_op(ReturnOp(*(moved.get(v, v) for v in shares)))
-    aug.function_type = FunctionType.from_lists(
-        inputs, [*outputs, *(v.type for v in taped)]
-    )
-    rev.function_type = FunctionType.from_lists(
-        reverse.arg_types, [s.type for s in shares]
-    )
+    _close(aug, rev, [share for _, share in arrivals])
     positions = [primal.args.index(a) for a, _ in arrivals]
     rev.attributes[SHARES] = ArrayAttr(IntegerAttr(k, i64) for k in positions)
     return aug, rev
@@ -210,29 +284,66 @@ def _redirect(value: SSAValue, block: Block, replacement: SSAValue) -> None:
             use.operation.operands[use.index] = replacement
 
 
-def has_inlining_bits(op: Operation) -> bool:
-    """Whether the call `op` has the bits of inlining when differentiated by
-    its functions outside loops, which needs the walk to meet the callee's
-    shares in the inlined order (SPEC §5.2): the callee has one result, not
-    one of its arguments (that result's shares would reach the argument
-    summed), and no argument depends on another through a value that
-    receives shares from within the call's inlined span (then the walk would
-    add those shares between the callee's, which arrive at the call's place
-    at once). Otherwise the call is inlined."""
+def has_inlining_bits(
+    op: Operation,
+    reached: Container[SSAValue],
+    path: Container[SSAValue],
+    forward: bool,
+) -> bool:
+    """Whether the call `op` outside loops, differentiated by its functions
+    (in forward mode if `forward`), has the bits of inlining it, given the
+    values that the walk's graph `reached` and those on its `path`.
+    Otherwise the call is inlined."""
     assert isinstance(op, CallOp)
     callee = callee_of(op)
-    if not isinstance(callee, FuncOp) or len(op.results) != 1:
+    if not isinstance(callee, FuncOp):
         return False
+    return forward or _meets_shares_in_order(op, callee, reached, path)
+
+
+def _meets_shares_in_order(
+    op: CallOp,
+    callee: FuncOp,
+    reached: Container[SSAValue],
+    path: Container[SSAValue],
+) -> bool:
+    """Whether the walk meets the shares of the call's reverse function in the
+    inlined order (SPEC §5.2). The walk's graph must reach one result of the
+    call only (it enters the inlined body through it alone, so the body's own
+    walk order is the inlined one and that result gets shares from outside
+    only), not one of the callee's arguments (its shares would reach the
+    argument summed), and no argument may send a share to another from
+    within the call's inlined span: the walk would add it between the
+    callee's shares, which arrive at the call's place at once."""
+    results = [r for r in op.results if r in reached]
     terminator = callee.body.block.last_op
-    if terminator is None or any(
-        isinstance(v, BlockArgument) for v in terminator.operands
+    if (
+        len(results) != 1
+        or terminator is None
+        or isinstance(terminator.operands[results[0].index], BlockArgument)
     ):
         return False
-    active = {a for a in op.arguments if is_f32_value(a.type)}
-    for argument in op.arguments:
-        if active.intersection(post_order(argument, inputs_of)[:-1]):
-            return False
-    return True
+    active = {a for a in op.arguments if a in path}
+    return not any(
+        value in path and active.intersection(differentiable_inputs(value))
+        for argument in active
+        for value in post_order(argument, inputs_of)
+    )
+
+
+def _replace_call(op: CallOp, function: FuncOp) -> CallOp:
+    """Replace the call `op` by a call of `function` on the same arguments,
+    which returns `op`'s results and then a tape."""
+    augmented = CallOp(
+        function.sym_name.data, op.arguments, function.function_type.outputs.data
+    )
+    augmented.location = op.location
+    Rewriter.insert_op(augmented, InsertPoint.before(op))
+    for old, new in zip(op.results, augmented.results, strict=False):
+        old.replace_all_uses_with(new)
+    op.detach()
+    op.erase()
+    return augmented
 
 
 def call_reverse(
@@ -243,18 +354,9 @@ def call_reverse(
     assert isinstance(op, CallOp)
     callee = callee_of(op)
     assert isinstance(callee, FuncOp)
-    wanted = [g is not None for g in gradients]
-    aug, rev = _split(callee, wanted, e)
-    outputs = aug.function_type.outputs.data
-    augmented = CallOp(aug.sym_name.data, op.arguments, outputs)
-    augmented.location = op.location
-    Rewriter.insert_op(augmented, InsertPoint.before(op))
-    count = len(op.results)
-    for old, new in zip(op.results, augmented.results[:count], strict=True):
-        old.replace_all_uses_with(new)
-    arguments = list(op.arguments)
-    op.detach()
-    op.erase()
+    aug, rev = _split(callee, [g is not None for g in gradients], e)
+    arguments, count = list(op.arguments), len(op.results)
+    augmented = _replace_call(op, aug)
     given = [g for g in gradients if g is not None]
     reverse = CallOp(
         rev.sym_name.data,
@@ -274,8 +376,10 @@ def call_reverse(
 def call_tangent(
     e: Emitter, op: Operation, tangents: Sequence[Tangent]
 ) -> Sequence[Tangent]:
-    """Call `@F__tan_P` with the arguments and the tangents that are given:
-    the tangents of F's f32 results."""
+    """Replace the call of F by one of `@F__fwd_P_Q` (F's results and the
+    tape of its tangents) and call `@F__tan_P_Q` with the arguments, the
+    tangents that are given and the tape: the tangents of those of F's
+    results on the walk's path that carry one."""
     assert isinstance(op, CallOp)
     callee = callee_of(op)
     assert isinstance(callee, FuncOp)
@@ -283,54 +387,104 @@ def call_tangent(
         t is not None and is_f32_value(a.type)
         for a, t in zip(op.arguments, tangents, strict=True)
     ]
-    function = _tangent_function(callee, given, e)
+    wanted = [
+        is_f32_value(r.type) and (e.path is None or r in e.path) for r in op.results
+    ]
+    found: list[Tangent] = [None] * len(op.results)
+    pair = _forward_split(callee, given, wanted, e)
+    if pair is None:
+        return found
+    fwd, tan = pair
+    arguments, count = list(op.arguments), len(op.results)
+    augmented = _replace_call(op, fwd)
     call = CallOp(
-        function.sym_name.data,
+        tan.sym_name.data,
         [
-            *op.arguments,
+            *arguments,
             *(t for t, g in zip(tangents, given, strict=True) if g and t is not None),
+            *augmented.results[count:],
         ],
-        function.function_type.outputs.data,
+        tan.function_type.outputs.data,
     )
     e.insert(call)
-    out = iter(call.results)
-    return [next(out) if is_f32_value(r.type) else None for r in op.results]
+    carried = tan.attributes[TANGENTS]
+    assert isinstance(carried, ArrayAttr)
+    for k, t in zip(carried.data, call.results, strict=True):
+        if isinstance(k, IntegerAttr):
+            found[k.value.data] = t
+    return Renamed(found, augmented.results[:count])
 
 
-def _tangent_function(
-    callee: FuncOp, given: Sequence[bool], constants: Emitter
-) -> FuncOp:
-    module = _module_of(callee)
-    name, found = _ours(module, f"{callee.sym_name.data}__tan_{_pattern(given)}")
-    if found is not None:
-        return found
-    inputs: list[Attribute] = list(callee.function_type.inputs.data)
-    block = Block(
-        arg_types=[*inputs, *(t for t, g in zip(inputs, given, strict=True) if g)]
+def _forward_split(
+    callee: FuncOp, given: Sequence[bool], wanted: Sequence[bool], constants: Emitter
+) -> tuple[FuncOp, FuncOp] | None:
+    """`@F__fwd_P_Q` and `@F__tan_P_Q` for the arguments `given` a tangent and
+    the results `wanted` (made once), the tangent function giving those of
+    the wanted results that carry one (`grad.tangents` names them); None if
+    none does."""
+    inputs = list(callee.function_type.inputs.data)
+    fwd, tan, found = _begin(
+        callee,
+        (("fwd", "forward"), ("tan", "tangent")),
+        f"{_pattern(given)}_{_pattern(wanted)}",
+        [t for t, g in zip(inputs, given, strict=True) if g],
     )
-    placeholder = ReturnOp()
-    placeholder.location = callee.location
-    block.add_op(placeholder)
-    function = _add(module, callee, FuncOp(name, ([], []), Region(block)), "tangent")
-    results = _clone_body(callee, block, block.args[: len(inputs)], placeholder)
-    e = constants.at(placeholder)
+    if found:
+        return fwd, tan
+    primal, block = fwd.body.block, tan.body.block
+    held, placeholder = primal.last_op, block.last_op
+    assert held is not None and placeholder is not None
     sources: dict[SSAValue, SSAValue] = dict(
         zip(
-            [a for a, g in zip(block.args, given, strict=False) if g],
+            [a for a, g in zip(primal.args, given, strict=True) if g],
             block.args[len(inputs) :],
             strict=True,
         )
     )
-    wanted = [r for r in results if is_f32_value(r.type)]
-    found = forward_walk_from(e, wanted, sources)
-    tangents = [
-        t if t is not None else e.zeros_like(r)
-        for r, t in zip(wanted, found, strict=True)
-    ]
-    placeholder.detach()
-    placeholder.erase()
-    block.add_op(ReturnOp(*tangents))
-    function.function_type = FunctionType.from_lists(
-        block.arg_types, [t.type for t in tangents]
+    indices = [k for k, w in enumerate(wanted) if w]
+    tangents = forward_walk_from(
+        constants.at(placeholder), [held.operands[k] for k in indices], sources
     )
-    return function
+    carried = [(k, t) for k, t in zip(indices, tangents, strict=True) if t is not None]
+    if not carried:
+        _erase(tan)
+        _erase(fwd)
+        return None
+    _close(fwd, tan, [t for _, t in carried])
+    tan.attributes[TANGENTS] = ArrayAttr(IntegerAttr(k, i64) for k, _ in carried)
+    return fwd, tan
+
+
+def _erase(function: FuncOp) -> None:
+    """Erase the derivative function `function`, then the derivative
+    functions it called that nothing else calls."""
+    module = _module_of(function)
+    inner = {
+        op.callee.string_value() for op in function.walk() if isinstance(op, CallOp)
+    }
+    function.detach()
+    function.erase()
+    called = {
+        op.callee.string_value() for op in module.walk() if isinstance(op, CallOp)
+    }
+    for op in list(module.ops):
+        if (
+            isinstance(op, FuncOp)
+            and MARK in op.attributes
+            and op.sym_name.data in inner - called
+        ):
+            _erase(op)
+
+
+def erase_if_unused(function: Operation) -> None:
+    """Erase `function` if it is a derivative function that no call calls
+    any more (a walk inlined its calls), and the derivative functions that
+    only it called."""
+    if not isinstance(function, FuncOp) or MARK not in function.attributes:
+        return
+    name = function.sym_name.data
+    if not any(
+        isinstance(op, CallOp) and op.callee.string_value() == name
+        for op in _module_of(function).walk()
+    ):
+        _erase(function)

@@ -61,7 +61,7 @@ def inputs_of(value: SSAValue) -> Sequence[SSAValue]:
         and KEPT in op.attributes
         and (callee := callee_of(op)) is not None
     ):
-        return _reached_arguments(op, callee)
+        return _reached_arguments(op, callee, value.index)
     return op.operands
 
 
@@ -69,19 +69,21 @@ KEPT = "grad.kept"
 """A unit attribute on a call on a path that a reverse walk differentiates by
 its functions rather than inlined (`unfold_on_path` sets it, its rule erases
 the call, the walk's caller takes it off the calls left): the walk takes their
-arguments in the order the inlined body reaches them. On the op, not in a
+arguments in the order the inlined body reaches them (from the one result that
+the walk's graph reaches, `has_inlining_bits`). On the op, not in a
 module-level set: an expansion that fails partway leaves no stale entry, and
 two expansions share nothing."""
 
 
-def _reached_arguments(call: CallOp, callee: Operation) -> list[SSAValue]:
+def _reached_arguments(call: CallOp, callee: Operation, result: int) -> list[SSAValue]:
     """A call's arguments in the order in which the walk of its inlined body
-    first reaches them (SPEC §11: the walk meets the callee's shares as the
-    inlined body would give them), those it never reaches left out."""
+    first reaches them from the call's `result` (SPEC §11: the walk meets the
+    callee's shares as the inlined body would give them), those it never
+    reaches left out."""
     body = callee.regions[0].blocks.first if callee.regions else None
     if body is None or body.last_op is None:
         return list(call.operands)
-    order = post_order_all(body.last_op.operands, inputs_of)
+    order = post_order(body.last_op.operands[result], inputs_of)
     position: dict[SSAValue, int] = {a: k for k, a in enumerate(body.args)}
     return [call.operands[position[v]] for v in order if v in position]
 

@@ -13,7 +13,7 @@ for a `grad` op, `e.insert(SomeOp(...))` for any other.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from importlib import import_module
@@ -164,6 +164,16 @@ class InOrder(list[tuple[SSAValue, Share]]):
     the inlined body would)."""
 
 
+class Renamed(list["Tangent"]):
+    """What a joint tangent rule that replaced its op by another gives: the
+    tangent of each result, and in `results` the values that stand for the
+    op's results now (a call replaced by one that also returns a tape)."""
+
+    def __init__(self, tangents: Sequence[Tangent], results: Sequence[SSAValue]):
+        super().__init__(tangents)
+        self.results = list(results)
+
+
 JointReverseRule = Callable[
     ["Emitter", Operation, Sequence[SSAValue | None]], Sequence[Share | None] | InOrder
 ]
@@ -176,6 +186,12 @@ JointTangentRule = Callable[
 ]
 """Given a tangent per input (operands, then captured values), the tangent of
 every result (None for a result that carries none)."""
+
+
+Keeps = Callable[[Operation, Container[SSAValue], Container[SSAValue], bool], bool]
+"""Given an op, the values that the walk's graph reaches, those on its path,
+and the mode (forward: True), whether the op's rules have the bits of
+unfolding it."""
 
 
 @dataclass(frozen=True)
@@ -198,12 +214,18 @@ class RegionDerivative:
     check: Callable[[Operation], None] | None = None
     """Raises an `OpError` if the op's own settings (a loop's checkpointing
     attributes) cannot be differentiated; the verifier calls it on the path."""
-    kept: Callable[[Operation], bool] | None = None
-    """Whether the reverse rule of an op that unfolds gives it the bits of
-    unfolding it, so that it may stay (a call: SPEC §11)."""
+    kept: Keeps | None = None
+    """Whether the rules of an op that unfolds give it the bits of unfolding
+    it, so that it may stay (a call: SPEC §11)."""
 
-    def keeps(self, op: Operation) -> bool:
-        return self.kept is not None and self.kept(op)
+    def keeps(
+        self,
+        op: Operation,
+        reached: Container[SSAValue],
+        path: Container[SSAValue],
+        forward: bool,
+    ) -> bool:
+        return self.kept is not None and self.kept(op, reached, path, forward)
 
     def __post_init__(self) -> None:
         if (self.reverse is None) != (self.tangent is None) or (

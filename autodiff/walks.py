@@ -31,6 +31,7 @@ from gradopt.autodiff.registry import (
     Derivative,
     InOrder,
     RegionDerivative,
+    Renamed,
     ReverseRule,
     Tangent,
     TangentRule,
@@ -109,17 +110,20 @@ def unfold_on_path(
     sources: Callable[[], Sequence[SSAValue]],
     within: Within = None,
     reverse: bool = False,
+    forward: bool = False,
 ) -> list[Operation]:
     """Replace every op on the path that stands for other ops (a call, by its
     callee's body) by them, until none is left (SPEC §11: calls outside loops
-    have the bits of inlining); for the reverse, an op that its rules give
-    those bits as well (`RegionDerivative.keeps`) stays. `roots` and
-    `sources` are read again after each round, as replacing an op replaces
-    its results. Returns the ops that stay, marked `KEPT` for the walk:
-    the caller takes the mark off (`unmark`) once the walk is done."""
+    have the bits of inlining); for the walk of one mode (`reverse` or
+    `forward`), an op that its rules give those bits as well
+    (`RegionDerivative.keeps`) stays. `roots` and `sources` are read again
+    after each round, as replacing an op replaces its results. Returns the
+    ops that stay for the reverse, marked `KEPT` for the walk: the caller
+    takes the mark off (`unmark`) once the walk is done."""
     kept: list[Operation] = []
     while True:
         order, path = paths_between(roots(), sources(), within)
+        reached = set(order)
         unfolding: dict[Operation, RegionDerivative] = {}
         for value in order:
             if value in path and isinstance(value, OpResult):
@@ -129,9 +133,11 @@ def unfold_on_path(
                     or not derivative.unfold
                 ):
                     continue
-                if reverse and derivative.keeps(value.op):
+                if reverse and derivative.keeps(value.op, reached, path, False):
                     value.op.attributes[KEPT] = UnitAttr()
                     kept.append(value.op)
+                elif forward and derivative.keeps(value.op, reached, path, True):
+                    continue
                 else:
                     unfolding[value.op] = derivative
         if not unfolding:
@@ -265,9 +271,14 @@ def forward_walk_from(
 ) -> list[Tangent]:
     """The tangents of `outputs` given those of `sources` (None for an output
     off the path); an op with a joint rule gives all its results' tangents at
-    once."""
+    once (`e.path` tells it which of them lie on the path), and may replace
+    the op (`Renamed`: the outputs are looked up by the new values). A node
+    none of whose inputs got a tangent gets none: a call's tangent function
+    may give none to a result that the path takes to depend on its arguments
+    (its body does not), as the inlined body would."""
     order, path = paths_between(outputs, list(sources), within)
     tangents: dict[SSAValue, SSAValue] = dict(sources)
+    renamed: dict[SSAValue, SSAValue] = {}
     done: set[Operation] = set()
     for value in order:
         if value not in path or value in tangents:
@@ -275,22 +286,27 @@ def forward_walk_from(
         assert isinstance(value, OpResult)
         node = value.op
         e.result = value
+        inputs = [tangents.get(i) for i in inputs_of(value)]
+        if all(t is None for t in inputs):
+            continue
         if has_joint_rule(node):
             if node in done:
                 continue
             done.add(node)
             rules = _joint_rules(e, node)
             assert rules.tangent is not None
-            inputs = [tangents.get(i) for i in inputs_of(value)]
-            for result, t in zip(
-                node.results, rules.tangent(e, node, inputs), strict=True
-            ):
+            e.path = path
+            results = list(node.results)
+            found = rules.tangent(e, node, inputs)
+            if isinstance(found, Renamed):
+                renamed.update(zip(results, found.results, strict=True))
+                results = found.results
+            for result, t in zip(results, found, strict=True):
                 if t is not None:
                     tangents[result] = t
             continue
-        rule = _tangent_rule(e, node)
-        tangents[value] = rule(e, node, [tangents.get(i) for i in inputs_of(value)])
-    return [tangents.get(o) for o in outputs]
+        tangents[value] = _tangent_rule(e, node)(e, node, inputs)
+    return [tangents.get(renamed.get(o, o)) for o in outputs]
 
 
 def _replace(e: Emitter, op: Operation, values: Sequence[SSAValue]) -> None:
@@ -336,7 +352,7 @@ def expand_reverse(ops: Sequence[ReverseModeOp], constants: ConstantPool) -> Non
 
 def expand_jvp(op: JvpOp, constants: ConstantPool) -> None:
     if op.control_flow is not None:
-        unfold_on_path(lambda: [op.output], lambda: [op.target])
+        unfold_on_path(lambda: [op.output], lambda: [op.target], forward=True)
     e = Emitter(op, constants)
     _replace(e, op, [forward_walk(e, op.output, op.target, op.tangent)])
 

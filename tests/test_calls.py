@@ -103,8 +103,11 @@ def test_one_derivative_function_per_callee_in_a_loop() -> None:
     # with a gradient: @cell's first site passes both results on (its second,
     # the argument it returns, is the next call's %w), its second site only
     # the first; @inner's pair serves the loop's site and the sites in both
-    # @cell__aug functions. The tangent: @cell__tan_11 at its two sites,
-    # @inner__tan_11 at the loop's site and in @cell__tan_11.
+    # @cell__aug functions. The tangent, per pattern of arguments with a
+    # tangent and of results whose tangent is needed: @cell__fwd_11_11 in
+    # place of the first site and @cell__tan_11_11 from its tape,
+    # @cell__fwd_11_10 and @cell__tan_11_10 at the second, @inner's pair at
+    # the loop's site and in both pairs of @cell.
     assert {k: v for k, v in found.items() if "__" in k} == {
         "cell__aug_11": 1,
         "cell__rev_11": 1,
@@ -112,8 +115,12 @@ def test_one_derivative_function_per_callee_in_a_loop() -> None:
         "cell__rev_10": 1,
         "inner__aug_1": 3,
         "inner__rev_1": 3,
-        "cell__tan_11": 2,
-        "inner__tan_11": 2,
+        "cell__fwd_11_11": 1,
+        "cell__tan_11_11": 1,
+        "cell__fwd_11_10": 1,
+        "cell__tan_11_10": 1,
+        "inner__fwd_11_1": 3,
+        "inner__tan_11_1": 3,
     }
     for n in (0, 1, 3):
         got = results(module, X, W, np.array(n, np.int32))

@@ -1,8 +1,9 @@
 """The derivative of `func.call` (and of `util.call`, which derives from it):
-under `control_flow` a call on the path outside loops is unfolded, its
-callee's body cloned in its place, so that a call has the bits of inlining it
-first; a call in a loop is differentiated by one set of derivative functions
-per callee (`gradopt.autodiff.derivative_functions`; SPEC §11)."""
+under `control_flow` a call on the path is differentiated by one set of
+derivative functions per callee and pattern, in a loop always, outside loops
+where they keep the bits of inlining the call first; elsewhere the call is
+unfolded, its callee's body cloned in its place
+(`gradopt.autodiff.derivative_functions`; SPEC §11)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from xdsl.rewriter import Rewriter
 from gradopt.autodiff.derivative_functions import (
     call_reverse,
     call_tangent,
+    erase_if_unused,
     has_inlining_bits,
 )
 from gradopt.autodiff.paths import callee_of
@@ -38,6 +40,7 @@ def inline_call(op: Operation) -> None:
         old.replace_all_uses_with(new)
     op.detach()
     op.erase()
+    erase_if_unused(callee)
 
 
 def _before(op: Operation):

@@ -87,12 +87,13 @@ class _Body:
         values: dict[SSAValue, SSAValue],
         sources: Sequence[SSAValue] = (),
         inline: bool = True,
+        forward: bool = False,
     ) -> list[SSAValue]:
         """Copy `source`'s ops (its arguments mapped by `values`), unfold the
         calls on the path from `sources` unless in a loop (SPEC §11: calls
         outside loops have the bits of inlining; in a loop one derivative
-        function per callee serves every iteration), and return the values
-        its terminator yields."""
+        function per callee serves every iteration) or kept by a `forward`
+        walk, and return the values its terminator yields."""
         terminator = source.last_op
         assert terminator is not None
         for op in source.ops:
@@ -104,8 +105,16 @@ class _Body:
         self._placeholder.operands = [values.get(v, v) for v in terminator.operands]
         if inline:
             unfold_on_path(
-                lambda: self._placeholder.operands, lambda: sources, self.within
+                lambda: self._placeholder.operands,
+                lambda: sources,
+                self.within,
+                forward=forward,
             )
+        return list(self._placeholder.operands)
+
+    def yielded(self) -> list[SSAValue]:
+        """The values the copy yields (a walk may have replaced the calls
+        that made them)."""
         return list(self._placeholder.operands)
 
     def within(self, value: SSAValue) -> bool:
@@ -757,6 +766,7 @@ def _for_tangent(
     found = forward_walk_from(
         new.e, [yielded[j] for j in differentiable], sources, new.within
     )
+    yielded = new.yielded()
     out = [
         t if t is not None else new.e.zeros_like(yielded[j])
         for j, t in zip(differentiable, found, strict=True)
@@ -771,16 +781,21 @@ def _for_tangent(
 
 
 def _branches(
-    e: Emitter, op: IfOp, types: Sequence[Attribute], sources: Sequence[SSAValue]
+    e: Emitter,
+    op: IfOp,
+    types: Sequence[Attribute],
+    sources: Sequence[SSAValue],
+    forward: bool = False,
 ) -> tuple[IfOp, list[tuple[_Body, list[SSAValue]]]]:
     """A new `scf.if` on `op`'s condition with results of `types`, inserted,
-    each side holding a copy of `op`'s side (with the values it yields)."""
+    each side holding a copy of `op`'s side (with the values it yields) for
+    a walk of the mode `forward` says."""
     sides = [_Body(e, []), _Body(e, [])]
     branch = IfOp(op.cond, types, [sides[0].block], [sides[1].block])
     e.insert(branch)
     regions = (op.true_region, op.false_region)
     return branch, [
-        (side, side.copy(region.block, {}, sources))
+        (side, side.copy(region.block, {}, sources, forward=forward))
         for side, region in zip(sides, regions, strict=True)
     ]
 
@@ -822,12 +837,13 @@ def _if_tangent(
     }
     differentiable = [j for j, r in enumerate(op.results) if is_f32_value(r.type)]
     branch, sides = _branches(
-        e, op, [op.results[j].type for j in differentiable], [*outer]
+        e, op, [op.results[j].type for j in differentiable], [*outer], forward=True
     )
     for side, yielded in sides:
         found = forward_walk_from(
             side.e, [yielded[j] for j in differentiable], outer, side.within
         )
+        yielded = side.yielded()
         side.close(
             YieldOp(
                 *(
@@ -941,6 +957,8 @@ def _while_tangent(
         found = forward_walk_from(
             body.e, [values[j] for j in wanted], sources, body.within
         )
+        out = body.yielded()
+        values = out[1:] if block is before else out
         return out, [
             t if t is not None else body.e.zeros_like(values[j])
             for j, t in zip(wanted, found, strict=True)

@@ -142,7 +142,10 @@ func.func @while(%x: tensor<f32>) -> tensor<f32> {
 
 // -----
 
-// Forward mode through a call: the callee's body, then its tangents.
+// Forward mode through a call: a forward function in the call's place runs
+// the callee and returns its result and the tape (%m), from which a tangent
+// function, for the argument with a tangent and the result needed (`_1_1`),
+// computes the tangent.
 func.func @cube(%a: tensor<f32>) -> tensor<f32> {
   %m = grad.mul %a, %a : tensor<f32>
   %c = grad.mul %m, %a : tensor<f32>
@@ -154,15 +157,21 @@ func.func @jvp_call(%x: tensor<f32>, %t: tensor<f32>) -> tensor<f32> {
   func.return %d : tensor<f32>
 }
 
+// CHECK-LABEL: func.func private @cube__fwd_1_1(%0: tensor<f32>) -> (tensor<f32>, tensor<f32>) attributes {grad.derivative = "forward"} {
+// CHECK-NEXT:    %m = grad.mul %0, %0 : tensor<f32>
+// CHECK-NEXT:    %c = grad.mul %m, %0 : tensor<f32>
+// CHECK-NEXT:    func.return %c, %m : tensor<f32>, tensor<f32>
+// CHECK-LABEL: func.func private @cube__tan_1_1(%0: tensor<f32>, %1: tensor<f32>, %2: tensor<f32>) -> tensor<f32> attributes {grad.derivative = "tangent", grad.tangents = [0 : i64]} {
+// CHECK-NEXT:    %3 = grad.mul %1, %0 : tensor<f32>
+// CHECK-NEXT:    %4 = grad.mul %0, %1 : tensor<f32>
+// CHECK-NEXT:    %5 = grad.add %3, %4 : tensor<f32>
+// CHECK-NEXT:    %6 = grad.mul %5, %0 : tensor<f32>
+// CHECK-NEXT:    %7 = grad.mul %2, %1 : tensor<f32>
+// CHECK-NEXT:    %8 = grad.add %6, %7 : tensor<f32>
+// CHECK-NEXT:    func.return %8 : tensor<f32>
 // CHECK-LABEL: func.func @jvp_call(%x: tensor<f32>, %t: tensor<f32>) -> tensor<f32> {
-// CHECK-NEXT:    %m = grad.mul %x, %x : tensor<f32>
-// CHECK-NEXT:    %c = grad.mul %m, %x : tensor<f32>
-// CHECK-NEXT:    %0 = grad.mul %t, %x : tensor<f32>
-// CHECK-NEXT:    %1 = grad.mul %x, %t : tensor<f32>
-// CHECK-NEXT:    %2 = grad.add %0, %1 : tensor<f32>
-// CHECK-NEXT:    %3 = grad.mul %2, %x : tensor<f32>
-// CHECK-NEXT:    %4 = grad.mul %m, %t : tensor<f32>
-// CHECK-NEXT:    %d = grad.add %3, %4 : tensor<f32>
+// CHECK-NEXT:    %c, %[[M:.*]] = func.call @cube__fwd_1_1(%x) : (tensor<f32>) -> (tensor<f32>, tensor<f32>)
+// CHECK-NEXT:    %d = func.call @cube__tan_1_1(%x, %t, %[[M]]) : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<f32>
 // CHECK-NEXT:    func.return %d : tensor<f32>
 
 // -----
