@@ -50,6 +50,7 @@ from gradopt.runtime.buffers import importable
 from gradopt.runtime.iree_branches import copy_branch_results
 from gradopt.runtime.iree_driver import driver_for
 from gradopt.runtime.iree_loops import MAX_UNROLL, UNROLL_BUDGET, unroll_loops
+from gradopt.runtime.iree_while import lower_while_loops
 from gradopt.support import environment, files
 
 INSTALL_HINT = (
@@ -133,7 +134,8 @@ def installed() -> bool:
 def lower(module: ModuleOp) -> str:
     """The text of `module` (with its gradients expanded) lowered to upstream
     dialects, with the tensors that `scf.if` branches yield copied in the
-    branch (`iree_branches`), and small loops unrolled (`iree_loops`). The
+    branch (`iree_branches`), a program with an `scf.while` in blocks
+    (`iree_while`), and small loops unrolled (`iree_loops`). The
     module itself is left as it was."""
     lowered = _lowered(module)
     unroll_loops(lowered)
@@ -145,6 +147,7 @@ def _lowered(module: ModuleOp) -> ModuleOp:
     lowered = module.clone()
     ConvertGradToStandardPass().apply(make_context(), lowered)
     copy_branch_results(lowered)
+    lower_while_loops(lowered)
     return lowered
 
 
