@@ -25,11 +25,12 @@ HAVE_IREE = importlib.util.find_spec("iree") is not None and all(
     importlib.util.find_spec(m) for m in ("iree.compiler", "iree.runtime")
 )
 
-# Euler steps of a falling particle while it stays above the axis: @main is
-# the smallest program that failed; @gradient differentiates the height where
-# it stops by the pull %w (a run-time trip count, a branch in the loop).
-PARTICLE = """
-func.func @main(%w: tensor<f32>) -> tensor<1xf32> {
+# Euler steps of a particle pulled down while it stays above the axis (a
+# run-time trip count, a branch in the loop): @main is the smallest program
+# that failed; @gradient differentiates the squared distance where it stops
+# by the pull %w (its reverse loop starts from zeros an `scf.execute_region`
+# yields, which failed when only `arith.constant` starts were copied).
+LOOP = """
   %x0 = grad.const dense<[0.0, 8.0]> : tensor<2xf32>
   %v0 = grad.const dense<[0.75, 0.0]> : tensor<2xf32>
   %go0 = grad.const true : tensor<i1>
@@ -47,40 +48,7 @@ func.func @main(%w: tensor<f32>) -> tensor<1xf32> {
     %above = grad.cmplt %zero, %y : tensor<f32>
     %p = tensor.extract %above[] : tensor<i1>
     %xn, %vn, %gon = scf.if %p -> (tensor<2xf32>, tensor<2xf32>, tensor<i1>) {
-      %f = grad.mul %h, %xa : tensor<2xf32>
-      %nf = grad.neg %f : tensor<2xf32>
-      %vs = grad.add %va, %nf : tensor<2xf32>
-      scf.yield %moved, %vs, %go0 : tensor<2xf32>, tensor<2xf32>, tensor<i1>
-    } else {
-      %stop = grad.const false : tensor<i1>
-      scf.yield %xa, %va, %stop : tensor<2xf32>, tensor<2xf32>, tensor<i1>
-    }
-    scf.yield %xn, %vn, %gon : tensor<2xf32>, tensor<2xf32>, tensor<i1>
-  }
-  %r = grad.slice %x [1] [2] [1] : tensor<2xf32> to tensor<1xf32>
-  func.return %r : tensor<1xf32>
-}
-
-func.func @gradient(%w: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
-  %x0 = grad.const dense<[0.0, 8.0]> : tensor<2xf32>
-  %v0 = grad.const dense<[0.75, 0.0]> : tensor<2xf32>
-  %go0 = grad.const true : tensor<i1>
-  %x, %v, %go = scf.while (%xb = %x0, %vb = %v0, %gob = %go0) : (tensor<2xf32>, tensor<2xf32>, tensor<i1>) -> (tensor<2xf32>, tensor<2xf32>, tensor<i1>) {
-    %c = tensor.extract %gob[] : tensor<i1>
-    scf.condition(%c) %xb, %vb, %gob : tensor<2xf32>, tensor<2xf32>, tensor<i1>
-  } do {
-  ^bb0(%xa: tensor<2xf32>, %va: tensor<2xf32>, %goa: tensor<i1>):
-    %h = grad.const 0.1 : tensor<2xf32>
-    %dx = grad.mul %h, %va : tensor<2xf32>
-    %moved = grad.add %xa, %dx : tensor<2xf32>
-    %y1 = grad.slice %moved [1] [2] [1] : tensor<2xf32> to tensor<1xf32>
-    %y = grad.reshape %y1 : tensor<1xf32> to tensor<f32>
-    %zero = grad.const 0.0 : tensor<f32>
-    %above = grad.cmplt %zero, %y : tensor<f32>
-    %p = tensor.extract %above[] : tensor<i1>
-    %xn, %vn, %gon = scf.if %p -> (tensor<2xf32>, tensor<2xf32>, tensor<i1>) {
-      %wb = grad.broadcast %w [] : tensor<f32> to tensor<2xf32>
-      %pull = grad.mul %wb, %xa : tensor<2xf32>
+      PULL
       %f = grad.mul %h, %pull : tensor<2xf32>
       %nf = grad.neg %f : tensor<2xf32>
       %vs = grad.add %va, %nf : tensor<2xf32>
@@ -91,11 +59,26 @@ func.func @gradient(%w: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
     }
     scf.yield %xn, %vn, %gon : tensor<2xf32>, tensor<2xf32>, tensor<i1>
   }
+"""
+
+# IREE failed only while the loop's body did not read %w: @main's pull is
+# the particle's height plus 0.1.
+CONSTANT_PULL = "%pull = grad.add %xa, %h : tensor<2xf32>"
+PULL = """%wb = grad.broadcast %w [] : tensor<f32> to tensor<2xf32>
+      %pull = grad.mul %wb, %xa : tensor<2xf32>"""
+
+PARTICLE = f"""
+func.func @main(%w: tensor<f32>) -> tensor<1xf32> {{{LOOP.replace("PULL", CONSTANT_PULL)}
+  %r = grad.slice %x [1] [2] [1] : tensor<2xf32> to tensor<1xf32>
+  func.return %r : tensor<1xf32>
+}}
+
+func.func @gradient(%w: tensor<f32>) -> (tensor<f32>, tensor<f32>) {{{LOOP.replace("PULL", PULL)}
   %sq = grad.mul %x, %x : tensor<2xf32>
   %l = grad.reduce add %sq [0] : tensor<2xf32> to tensor<f32>
   %g = grad.gradient %l wrt %w control_flow : tensor<f32>, tensor<f32>
   func.return %l, %g : tensor<f32>, tensor<f32>
-}
+}}
 """
 
 
