@@ -71,15 +71,21 @@ matrix products in IREE's tiled layouts and hand-written kernels: chosen by
 `bench/iree_call.py` (bench/RESULTS.md), the fastest of the flag sets tried
 on the large MLP step and no slower on the small one."""
 
-LOOP_COMPILE_FLAGS: tuple[str, ...] = COMPILE_FLAGS[:3]
+LOOP_COMPILE_FLAGS: tuple[str, ...] = (
+    *COMPILE_FLAGS[:3],
+    "--iree-stream-resource-alias-mutable-bindings=true",
+)
 """The flags for a program with a loop: no tiled layouts, since IREE packs a
 matrix product's operands again in every iteration (three more dispatches a
 product, the weights' too): half the time of the RNN of `bench/lax_rnn.py`
-(bench/RESULTS.md). Not `--iree-dispatch-creation-enable-aggressive-fusion`,
-which would make one dispatch of a reverse step's elementwise ops but gives
-wrong results on `examples/train_loop.mlir` with IREE 3.13."""
+(bench/RESULTS.md); mutable bindings that may alias, which took a sixth off
+the RNN's CPU time, same bits. Not
+`--iree-dispatch-creation-enable-aggressive-fusion`, which would make one
+dispatch of a reverse step's elementwise ops but gives wrong results on
+`examples/train_loop.mlir` with IREE 3.13."""
 
-_LOOP = re.compile(r"\bscf\.(for|while)\b")
+_LOOP = re.compile(r"\bscf\.(for|while)\b|\bcf\.cond_br\b")
+"""A loop: structured, or in blocks (`iree_while`)."""
 
 _UNROLLING = f"unroll {MAX_UNROLL} {UNROLL_BUDGET}"
 """How loops are unrolled, part of a compiled module's key: the cache is

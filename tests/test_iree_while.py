@@ -18,7 +18,7 @@ from xdsl.parser import Parser
 
 import gradopt
 from gradopt.dialect.context import make_context
-from gradopt.runtime.iree import _lowered
+from gradopt.runtime.iree import LOOP_COMPILE_FLAGS, _lowered, compile_flags
 from gradopt.runtime.iree_while import lower_while_loops
 
 HAVE_IREE = importlib.util.find_spec("iree") is not None and all(
@@ -83,8 +83,9 @@ func.func @gradient(%w: tensor<f32>) -> (tensor<f32>, tensor<f32>) {{{LOOP.repla
 
 
 def test_a_program_with_a_while_is_lowered_to_blocks() -> None:
-    """No structured control flow is left, and no branch carries a constant
-    tensor into a loop: the loops start from copies."""
+    """No structured control flow is left, no branch carries a constant
+    tensor into a loop (the loops start from copies), and the program
+    compiles with the flags of a program with a loop."""
     lowered = _lowered(gradopt.Program(PARTICLE).module)
     lowered.verify()
     ops = list(lowered.walk())
@@ -97,6 +98,7 @@ def test_a_program_with_a_while_is_lowered_to_blocks() -> None:
         for value in op.operands:
             if isinstance(value.type, TensorType):
                 assert not isinstance(value.owner, arith.ConstantOp)
+    assert compile_flags(str(lowered)) == LOOP_COMPILE_FLAGS
 
 
 def test_a_program_without_a_while_is_left_alone() -> None:
