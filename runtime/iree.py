@@ -52,6 +52,7 @@ from gradopt.runtime.iree_branches import copy_branch_results
 from gradopt.runtime.iree_driver import driver_for
 from gradopt.runtime.iree_elements import linearize_element_accesses
 from gradopt.runtime.iree_loops import MAX_UNROLL, UNROLL_BUDGET, unroll_loops
+from gradopt.runtime.iree_while import lower_while_loops
 from gradopt.support import environment, files
 
 INSTALL_HINT = (
@@ -72,20 +73,26 @@ matrix products in IREE's tiled layouts and hand-written kernels: chosen by
 `bench/iree_call.py` (bench/RESULTS.md), the fastest of the flag sets tried
 on the large MLP step and no slower on the small one."""
 
-LOOP_COMPILE_FLAGS: tuple[str, ...] = COMPILE_FLAGS[:3]
+LOOP_COMPILE_FLAGS: tuple[str, ...] = (
+    *COMPILE_FLAGS[:3],
+    "--iree-stream-resource-alias-mutable-bindings=true",
+)
 """The flags for a program with a loop: no tiled layouts, since IREE packs a
 matrix product's operands again in every iteration (three more dispatches a
 product, the weights' too): half the time of the RNN of `bench/lax_rnn.py`
-(bench/RESULTS.md). Not `--iree-dispatch-creation-enable-aggressive-fusion`,
-which would make one dispatch of a reverse step's elementwise ops but gives
-wrong results on `examples/train_loop.mlir` with IREE 3.13. Also for a
+(bench/RESULTS.md); mutable bindings that may alias, which took a sixth off
+the RNN's CPU time, same bits. Not
+`--iree-dispatch-creation-enable-aggressive-fusion`, which would make one
+dispatch of a reverse step's elementwise ops but gives wrong results on
+`examples/train_loop.mlir` with IREE 3.13. Also for a
 program whose convolution windows `gather-windows` gathered: IREE then reads
 the gathered patches in the matrix products instead of packing them twice,
 0.68-0.83x the time of the concat with tiled layouts on the CNN step, where
 the gather with tiled layouts made no difference (`bench/gather_windows.py`,
 bench/RESULTS.md)."""
 
-_LOOP = re.compile(r"\bscf\.(for|while)\b")
+_LOOP = re.compile(r"\bscf\.(for|while)\b|\bcf\.cond_br\b")
+"""A loop: structured, or in blocks (`iree_while`)."""
 _GATHERED = f'doc = "{GATHERED}"'
 
 _UNROLLING = f"unroll {MAX_UNROLL} {UNROLL_BUDGET}"
@@ -143,7 +150,8 @@ def lower(module: ModuleOp) -> str:
     dialects, with the windows of a convolution gathered by one op
     (`gather-windows`), the tensors that `scf.if` branches yield copied in the
     branch (`iree_branches`), element accesses outside `linalg` bodies made
-    on rank 1 (`iree_elements`), and small loops unrolled (`iree_loops`). The
+    on rank 1 (`iree_elements`), a program with an `scf.while` in blocks
+    (`iree_while`), and small loops unrolled (`iree_loops`). The
     module itself is left as it was."""
     lowered = _lowered(module)
     unroll_loops(lowered)
@@ -157,6 +165,7 @@ def _lowered(module: ModuleOp) -> ModuleOp:
     ConvertGradToStandardPass().apply(make_context(), lowered)
     copy_branch_results(lowered)
     linearize_element_accesses(lowered)
+    lower_while_loops(lowered)
     return lowered
 
 

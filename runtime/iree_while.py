@@ -1,0 +1,130 @@
+"""A rewrite of lowered programs with an `scf.while` before IREE compiles
+them: every loop starts from copies of its initial tensors, and the
+program's structured control flow becomes branches between blocks (`cf`).
+Same ops, same order, same bits.
+
+IREE 3.13 (iree-base-compiler 3.13.0rc20261016) fails on such programs in two
+ways, both met by GradBench's `particle` (`bench/gradbench/RESULTS.md`), a
+`while` whose body's branch yields constant flags (`True` to go on, `False`
+to stop) and whose carried vectors start as constants:
+
+- a structured `scf.while` that IREE keeps until its stream conversion does
+  not compile ("'scf.while' op along control flow edge from Operation
+  scf.condition to Region #1: region branch point has 2 operands, but region
+  successor needs 4 inputs": the condition's operands are not expanded into
+  a resource and its size);
+- one that IREE turns into blocks itself compiles, but when a loop's carried
+  values start as constants (which IREE packs into one constant buffer), the
+  call fails: "indirect buffer reference slot 0 is out range of the declared
+  binding capacity of the command buffer 0" (`hal.command_buffer.copy_buffer`
+  of a null buffer), raised as `IndexError`.
+
+Lowering the control flow to blocks here avoids the first, and starting each
+loop from a copy that IREE cannot fold back into the constant (`iree_branches`'
+copy) avoids the second. Every initial tensor of static shape is copied, not
+only the `arith.constant`s: IREE sees constants through other ops (a
+gradient's reverse loop starts from zeros that an `scf.execute_region`
+yields, and failed the same way). A copy is one small dispatch per value and
+loop. Only programs with an
+`scf.while` are rewritten: IREE runs `scf.for` loops and `scf.if` branches
+well as they are, and the loop unrolling of `iree_loops` needs them
+structured.
+"""
+
+from __future__ import annotations
+
+from xdsl.context import Context
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.cf import BranchOp, ConditionalBranchOp
+from xdsl.ir import Block, SSAValue
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import BlockInsertPoint, InsertPoint
+from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
+
+from gradopt.runtime.iree_branches import _copy
+
+
+class WhileLowering(RewritePattern):
+    """`scf.while` as blocks: the condition's block, entered with the
+    initial values and from the end of the body, branches to the body or on
+    with the values `scf.condition` forwards (MLIR's own lowering)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, loop: scf.WhileOp, rewriter: PatternRewriter):
+        entry = loop.parent_block()
+        parent = entry.parent_region() if entry is not None else None
+        if entry is None or parent is None:
+            return
+        after = entry.split_before(loop)
+        continuation = after
+        if loop.results:
+            continuation = Block(arg_types=loop.result_types)
+            parent.insert_block_before(continuation, after)
+            rewriter.insert(BranchOp(after), InsertPoint.at_end(continuation))
+        before_first = loop.before_region.first_block
+        before_last = loop.before_region.last_block
+        body_first = loop.after_region.first_block
+        body_last = loop.after_region.last_block
+        assert before_first and before_last and body_first and body_last
+        condition = before_last.last_op
+        yielded = body_last.last_op
+        assert isinstance(condition, scf.ConditionOp)
+        assert isinstance(yielded, scf.YieldOp)
+        rewriter.replace(
+            condition,
+            ConditionalBranchOp(
+                condition.condition,
+                body_first,
+                condition.args,
+                continuation,
+                condition.args,
+            ),
+        )
+        rewriter.replace(yielded, BranchOp(before_first, *yielded.operands))
+        rewriter.inline_region(
+            loop.before_region, BlockInsertPoint.before(continuation)
+        )
+        rewriter.inline_region(loop.after_region, BlockInsertPoint.before(continuation))
+        rewriter.insert(
+            BranchOp(before_first, *loop.arguments), InsertPoint.at_end(entry)
+        )
+        rewriter.replace(loop, [], continuation.args)
+
+
+def _copy_starts(module: ModuleOp) -> None:
+    """Start every loop of `module` from copies of its initial tensors of
+    static shape."""
+    for loop in [op for op in module.walk() if isinstance(op, scf.WhileOp | scf.ForOp)]:
+        block = loop.parent_block()
+        assert block is not None
+        starts = loop.arguments if isinstance(loop, scf.WhileOp) else loop.iter_args
+        copied: list[SSAValue] = []
+        for value in starts:
+            type = value.type
+            if (
+                isinstance(type, TensorType)
+                and type.has_static_shape()
+                and (ops := _copy(value, type))
+            ):
+                block.insert_ops_before(ops, loop)
+                value = ops[-1].results[0]
+            copied.append(value)
+        bounds = [] if isinstance(loop, scf.WhileOp) else [loop.lb, loop.ub, loop.step]
+        loop.operands = [*bounds, *copied]
+
+
+def lower_while_loops(module: ModuleOp) -> bool:
+    """Rewrite, in place, a `module` that has an `scf.while` (see above);
+    returns whether it had one."""
+    if not any(isinstance(op, scf.WhileOp) for op in module.walk()):
+        return False
+    _copy_starts(module)
+    PatternRewriteWalker(WhileLowering()).rewrite_module(module)
+    ConvertScfToCf().apply(Context(), module)
+    return True
