@@ -20,17 +20,43 @@ steps, so they see who really reads what.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation
 
 from gradopt.dialect.ops import KernelOp
 from gradopt.dialect.ops.elementwise import DetachOp
 from gradopt.dialect.ops.shapes import BroadcastOp
 
-if TYPE_CHECKING:
-    from gradopt.interpreter.executor import _Raw
+
+class _Kind(Protocol):
+    @property
+    def reusable(self) -> tuple[int, ...]: ...
+
+    def _replace(self, *, reusable: tuple[int, ...]) -> Any: ...
+
+
+class _Step(Protocol):
+    """What this module reads of a step of the executor (`_Raw`)."""
+
+    @property
+    def action(self) -> Callable[..., object]: ...
+    @property
+    def operands(self) -> tuple[int, ...]: ...
+    @property
+    def result(self) -> int: ...
+    @property
+    def op(self) -> Operation: ...
+    @property
+    def kind(self) -> _Kind: ...
+
+    def _replace(self, *, operands: tuple[int, ...], kind: Any = ...) -> Any: ...
+
+
+StepT = TypeVar("StepT", bound=_Step)
 
 ENABLED = True
 """Whether plans leave these steps out (the tests compare plans with and
@@ -38,8 +64,8 @@ without)."""
 
 
 def implicit_steps(
-    steps: list[_Raw], constants: dict[int, object], outputs: tuple[int, ...]
-) -> tuple[list[_Raw], tuple[int, ...]]:
+    steps: list[StepT], constants: dict[int, object], outputs: tuple[int, ...]
+) -> tuple[list[StepT], tuple[int, ...]]:
     """`steps` without the detaches and implicit broadcasts (see the module's
     docstring), their readers and `outputs` rewritten to read what those
     steps read."""
@@ -63,7 +89,7 @@ def implicit_steps(
     ]
     outputs = tuple(map(source, outputs))
     implicit = _implicit_broadcasts(steps, constants, outputs)
-    rewritten: list[_Raw] = []
+    rewritten: list[StepT] = []
     for raw in steps:
         if raw.result in implicit:
             continue
@@ -79,7 +105,7 @@ def implicit_steps(
 
 
 def _implicit_broadcasts(
-    steps: list[_Raw], constants: dict[int, object], outputs: tuple[int, ...]
+    steps: Sequence[_Step], constants: dict[int, object], outputs: tuple[int, ...]
 ) -> dict[int, int]:
     """The results of the broadcasts that NumPy can make implicitly where
     they are read, with their operands."""
@@ -91,7 +117,7 @@ def _implicit_broadcasts(
         and raw.result not in outputs
         and _trailing(raw.op)
     }
-    readers: dict[int, list[tuple[_Raw, int]]] = {}
+    readers: dict[int, list[tuple[_Step, int]]] = {}
     for raw in steps:
         for position, index in enumerate(raw.operands):
             if index in candidates:
@@ -112,7 +138,7 @@ def _trailing(op: BroadcastOp) -> bool:
     return op.ints("dims") == tuple(range(rank - source.get_num_dims(), rank))
 
 
-def _full_beside(raw: _Raw, at: int, candidates: dict[int, int]) -> bool:
+def _full_beside(raw: _Step, at: int, candidates: dict[int, int]) -> bool:
     """Whether `raw` is a two-operand ufunc whose other operand (not at `at`)
     has the full type of the broadcast read at `at`, and is computed as it
     is (no broadcast left out)."""

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 from hypothesis import given
-from xdsl.ir import Operation
 from programs import Program as Generated
 from programs import programs
 from test_fusion import PROPERTY_EXAMPLES, bits, examples, special
+from xdsl.ir import Operation
 
 from gradopt import Program
 from gradopt.dialect.ops.elementwise import DetachOp
@@ -64,7 +64,8 @@ def test_random_programs_keep_their_bits(generated: Generated) -> None:
 
 
 T = "tensor<4x6xf32>"
-FORMS = f"""func.func @main(%a: {T}, %r: tensor<6xf32>, %c: tensor<4xf32>, %s: tensor<f32>)
+FORMS = f"""func.func @main(%a: {T}, %r: tensor<6xf32>, %c: tensor<4xf32>,
+                           %s: tensor<f32>)
     -> ({T}, {T}, {T}, tensor<4x6xi1>, {T}, {T}, tensor<6xf32>) {{
   %rb = grad.broadcast %r [1] : tensor<6xf32> to {T}
   %sum = grad.add %a, %rb : {T}
@@ -100,7 +101,8 @@ def test_trailing_broadcasts_go_where_a_ufunc_reads_them_beside_a_full_operand()
         np.testing.assert_array_equal(bits(sum_), bits(a + r))
         np.testing.assert_array_equal(low, r < a)
         np.testing.assert_array_equal(bits(max_), bits(np.maximum(r, a)))
-        np.testing.assert_array_equal(bits(twice), bits(np.broadcast_to(r + r, a.shape)))
+        twice_r = np.broadcast_to(r + r, a.shape)
+        np.testing.assert_array_equal(bits(twice), bits(twice_r))
         np.testing.assert_array_equal(bits(col), bits(a * c[:, None]))
         np.testing.assert_array_equal(bits(scaled), bits((a + r) * s))
     np.testing.assert_array_equal(bits(rd), bits(r))
