@@ -54,7 +54,7 @@ def planned(program: Program, kind: type[Operation]) -> list[Operation]:
     ]
 
 
-@examples(max(1, PROPERTY_EXAMPLES // 6))
+@examples(max(1, PROPERTY_EXAMPLES // 3))
 @given(programs("gradient"))
 def test_random_programs_keep_their_bits(generated: Generated) -> None:
     """Each random gradient program on its data and on data a third of which
