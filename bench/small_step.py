@@ -4,9 +4,12 @@ text, which prepares it on its first call only) beside hand-written NumPy and, w
 installed, JAX jit, interleaved call by call; medians of 300 rounds. With
 `--profile`, where the interpreter's time goes instead: the plan's steps
 by op and result type, each kernel timed alone (the timer's own cost, about
-0.1 us a call, included), and what `Program.run` adds to the plan.
+0.1 us a call, included), and what `Program.run` adds to the plan. With
+`--every-step`, also the plan and `Program.run in_place` of the program
+planned without leaving out the steps NumPy does implicitly
+(`gradopt.interpreter.implicit`), so that both are measured in one run.
 
-    python bench/small_step.py [--profile]
+    python bench/small_step.py [--profile | --every-step] [--rounds N]
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from interpreter_speed import jax_step, mlp_data, mlp_program, numpy_step
 
 import gradopt
 from gradopt import Program
-from gradopt.interpreter import Plan
+from gradopt.interpreter import Plan, implicit
 
 SHAPES = (64, 64, 32, 10)
 
@@ -125,9 +128,29 @@ def main() -> None:
         "Program.run in_place": lambda: program.run(slots=in_place, in_place=True),
         "gradopt.run(text)": lambda: gradopt.run(text, slots=again),
     }
+    if "--every-step" in sys.argv[1:]:
+        planned, unplanned = (mlp_data(*SHAPES) for _ in range(2))
+        program.run(slots=planned, in_place=True)  # planned
+        every = Program(text)
+        implicit.ENABLED = False
+        try:
+            every.run(slots=unplanned, in_place=True)  # planned
+        finally:
+            implicit.ENABLED = True
+        sides["plan"] = lambda: program.interpreter.call("main", planned)
+        sides["plan, every step"] = lambda: every.interpreter.call("main", unplanned)
+        sides["in_place, every step"] = lambda: every.run(
+            slots=unplanned, in_place=True
+        )
     if (jitted := jax_step(SHAPES)) is not None:
         sides["jax jit"] = jitted
-    medians = interleaved(sides, rounds=300)
+    arguments = sys.argv[1:]
+    rounds = (
+        int(arguments[arguments.index("--rounds") + 1])
+        if "--rounds" in arguments
+        else 300
+    )
+    medians = interleaved(sides, rounds=rounds)
     for name, median in medians.items():
         line = (
             f"{name:22} {median * 1e6:8.1f} us  {median / medians['numpy']:5.2f}x numpy"

@@ -56,6 +56,7 @@ from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.ops import FOLD_LIMIT, KernelOp
 from gradopt.dialect.ops.custom import CustomOp
+from gradopt.interpreter.implicit import implicit_steps
 from gradopt.support.floats import ignoring_float_errors
 
 Frame = list[object]
@@ -416,6 +417,7 @@ class _PlanBuilder:
             if not _computed_later(op):
                 self.add(op)
         carried = range(kept + 1, len(inputs)) if loop else range(0)
+        self.steps, outputs = implicit_steps(self.steps, self.constants, outputs)
         steps, owned = self.finish(kept, outputs, carried)
         read = {index for step in steps for index in (*step.operands, step.into)}
         dropped = tuple(
