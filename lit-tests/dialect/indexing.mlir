@@ -1,5 +1,6 @@
-// RUN: GRAD_GENERIC_ROUNDTRIP | filecheck %s
-// RUN: grad-opt %s --split-input-file --print-op-generic | filecheck %s --check-prefix=CHECK-GENERIC
+// RUN: grad-opt %s --split-input-file --print-op-generic > %t.generic
+// RUN: filecheck %s --input-file=%t.generic --check-prefix=CHECK-GENERIC
+// RUN: grad-opt --split-input-file < %t.generic | filecheck %s
 
 // The indexing and sorting ops of SPEC §3.6 round-trip through the custom
 // and the generic form. The generic form carries `axis` (gather,

@@ -1,6 +1,7 @@
-// RUN: not grad-opt %s 2>&1 | filecheck %s --strict-whitespace
-// RUN: not grad-opt %s 2>&1 | filecheck %s --check-prefix=ONCE
-// RUN: not grad-opt %s 2>/dev/null | wc -c | filecheck %s --check-prefix=STDOUT
+// RUN: not grad-opt %s > %t.out 2> %t.err
+// RUN: filecheck %s --input-file=%t.err --strict-whitespace
+// RUN: filecheck %s --input-file=%t.err --check-prefix=ONCE
+// RUN: wc -c < %t.out | filecheck %s --check-prefix=STDOUT
 // RUN: EXIT_STATUS grad-opt %s | filecheck %s --check-prefix=STATUS
 
 // A malformed file (a comma is missing) gives one located error with the
@@ -12,7 +13,7 @@ func.func @f(%a: tensor<5xf32>) -> tensor<5xf32> {
   func.return %r : tensor<5xf32>
 }
 
-// CHECK:      {{^.*}}/driver/parse_error.mlir:11:20: error: Expected ':'{{$}}
+// CHECK:      {{^.*}}/driver/parse_error.mlir:12:20: error: Expected ':'{{$}}
 // CHECK-NEXT: {{^}}  %r = grad.add %a %a : tensor<5xf32>{{$}}
 // CHECK-NEXT: {{^}}                   ^{{$}}
 

@@ -1,5 +1,6 @@
-// RUN: not grad-opt %s --split-input-file 2>&1 >/dev/null | filecheck %s
-// RUN: not grad-opt %s --split-input-file 2>/dev/null | filecheck %s --check-prefix=OUT
+// RUN: not grad-opt %s --split-input-file > %t.stdout 2> %t.stderr
+// RUN: filecheck %s --input-file=%t.stderr
+// RUN: filecheck %s --input-file=%t.stdout --check-prefix=OUT
 // RUN: EXIT_STATUS grad-opt %s --split-input-file | filecheck %s --check-prefix=FAILED
 // RUN: grad-opt %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=DIAG
 // RUN: EXIT_STATUS grad-opt %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=STATUS
@@ -38,9 +39,9 @@ func.func @fourth(%a: tensor<5xf32>) -> tensor<5xf32> {
   func.return %n : tensor<5xf32>
 }
 
-// CHECK:      {{.*}}/driver/split_input_file.mlir:23:3: error: 'grad.reshape' op result must have as many elements as the input (5), got 6
+// CHECK:      {{.*}}/driver/split_input_file.mlir:24:3: error: 'grad.reshape' op result must have as many elements as the input (5), got 6
 // CHECK-NEXT:   %r = grad.reshape %a : tensor<5xf32> to tensor<6xf32>
-// CHECK:      {{.*}}/driver/split_input_file.mlir:30:19: error: expected 'true' or 'false' for i1, got '2'
+// CHECK:      {{.*}}/driver/split_input_file.mlir:31:19: error: expected 'true' or 'false' for i1, got '2'
 // CHECK-NOT:  error:
 
 // OUT:      func.func @first
@@ -56,9 +57,9 @@ func.func @fourth(%a: tensor<5xf32>) -> tensor<5xf32> {
 
 // DIAG-LABEL: func.func @first
 // DIAG:       // -----
-// DIAG-NEXT:  {{.*}}/driver/split_input_file.mlir:23:3: error: 'grad.reshape' op result must have as many elements as the input (5), got 6
+// DIAG-NEXT:  {{.*}}/driver/split_input_file.mlir:24:3: error: 'grad.reshape' op result must have as many elements as the input (5), got 6
 // DIAG:       // -----
-// DIAG-NEXT:  {{.*}}/driver/split_input_file.mlir:30:19: error: expected 'true' or 'false' for i1, got '2'
+// DIAG-NEXT:  {{.*}}/driver/split_input_file.mlir:31:19: error: expected 'true' or 'false' for i1, got '2'
 // DIAG:       // -----
 // DIAG-NEXT:  builtin.module {
 // DIAG-NEXT:    func.func @fourth

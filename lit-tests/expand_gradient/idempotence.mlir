@@ -1,8 +1,9 @@
-// RUN: grad-opt %s -p expand-gradient --split-input-file | filecheck %s
+// RUN: grad-opt %s -p expand-gradient --split-input-file > %t
+// RUN: filecheck %s --input-file=%t
 // RUN: grad-opt %s -p expand-gradient,expand-gradient --split-input-file | filecheck %s
-// RUN: grad-opt %s -p expand-gradient --split-input-file | grad-opt --split-input-file | filecheck %s
-// RUN: grad-opt %s -p expand-gradient --split-input-file | grad-opt --split-input-file -p expand-gradient | filecheck %s
-// RUN: grad-opt %s -p expand-gradient --split-input-file | filecheck %s --check-prefix=NONE
+// RUN: grad-opt --split-input-file < %t | filecheck %s
+// RUN: grad-opt --split-input-file -p expand-gradient < %t | filecheck %s
+// RUN: filecheck %s --input-file=%t --check-prefix=NONE
 
 // SPEC §5: the pass leaves no differentiation op and a module that verifies.
 // A second run changes nothing (same output as one run), and the output

@@ -1,5 +1,6 @@
-// RUN: grad-opt %s -p expand-gradient --split-input-file | filecheck %s
-// RUN: grad-opt %s -p expand-gradient --split-input-file | filecheck %s --check-prefix=NOGRAD
+// RUN: grad-opt %s -p expand-gradient --split-input-file > %t
+// RUN: filecheck %s --input-file=%t
+// RUN: filecheck %s --input-file=%t --check-prefix=NOGRAD
 
 // SPEC §10.2: shares of upstream values are built from arith/math ops, the
 // seed is `arith.constant 1.0`, shares are added with `arith.addf`; a program

@@ -1,5 +1,6 @@
-// RUN: grad-opt %s -p expand-gradient --split-input-file | filecheck %s
-// RUN: grad-opt %s -p expand-gradient --split-input-file | filecheck %s --check-prefix=NOGRAD
+// RUN: grad-opt %s -p expand-gradient --split-input-file > %t
+// RUN: filecheck %s --input-file=%t
+// RUN: filecheck %s --input-file=%t --check-prefix=NOGRAD
 
 // SPEC §10.2, linalg: the share to each operand of a structured op is ONE new
 // linalg.generic over the same iteration space that rebuilds the body, walks

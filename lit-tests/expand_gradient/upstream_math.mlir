@@ -1,5 +1,6 @@
-// RUN: grad-opt %s -p expand-gradient --split-input-file | filecheck %s
-// RUN: grad-opt %s -p expand-gradient --split-input-file | filecheck %s --check-prefix=NOGRAD
+// RUN: grad-opt %s -p expand-gradient --split-input-file > %t
+// RUN: filecheck %s --input-file=%t
+// RUN: filecheck %s --input-file=%t --check-prefix=NOGRAD
 
 // SPEC §10.2, the math rows: each share exactly as the table writes it,
 // innermost op first, left to right, shares in operand order, constants

@@ -1,5 +1,6 @@
-// RUN: grad-opt %s -p expand-gradient --split-input-file | filecheck %s
-// RUN: grad-opt %s -p expand-gradient --split-input-file | filecheck %s --check-prefix=NOGRAD
+// RUN: grad-opt %s -p expand-gradient --split-input-file > %t
+// RUN: filecheck %s --input-file=%t
+// RUN: filecheck %s --input-file=%t --check-prefix=NOGRAD
 
 // SPEC §10.2, data movement: each share is data movement of g back to where
 // the elements came from, in the tensor dialect, zeros as dense splats.
