@@ -56,6 +56,8 @@ from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.ops import FOLD_LIMIT, KernelOp
 from gradopt.dialect.ops.custom import CustomOp
+from gradopt.interpreter import owned as ownership
+from gradopt.interpreter.owned import Owned
 
 Frame = list[object]
 """The values of one run of a plan, by index: inputs first, then op results."""
@@ -447,6 +449,10 @@ class _PlanBuilder:
         action, operands = self.action(op)
         indices = tuple(self.index[v] for v in operands)
         kind = _kind(op)
+        if isinstance(action, Owned):  # an upstream op's new array
+            if ownership.ENABLED:
+                kind = _Kind(fresh=True, consumes=True, reusable=action.reusable)
+            action = action.kernel
         if len(op.results) == 1:
             index = self.index[op.results[0]] = self.new_index()
             if op.has_trait(ConstantLike):
@@ -502,7 +508,7 @@ class _PlanBuilder:
             value.flags.writeable = False
         return value
 
-    def action(self, op: Operation) -> tuple[Action, Sequence[SSAValue]]:
+    def action(self, op: Operation) -> tuple[Action | Owned, Sequence[SSAValue]]:
         """What running `op` calls, and the values it takes, in order."""
         if isinstance(op, KernelOp):
             return op.kernel(), op.operands
