@@ -629,7 +629,7 @@ def _spans(
     op of a fused chain, those of that op's array), `linalg.index d` along
     d, a literal or an outer value along none, any other op along those of
     its operands."""
-    spans: dict[SSAValue, frozenset[int]] = dict(read)
+    spans: dict[SSAValue, frozenset[int]] = {a: span for a, span in read.items()}
     for inner in block.ops:
         if isinstance(inner, IndexOp):
             span = frozenset((inner.dim.value.data,))
