@@ -436,8 +436,14 @@ class _PlanBuilder:
     def same_value(self, op: Operation) -> SSAValue | None:
         """The operand that `op` gives back if it adds or subtracts a literal
         0 to an `index`, or multiplies it by 1 (the induction variable of a
-        loop from 0 by 1, `lb + k * step`): no step, the result is read
-        where the operand is."""
+        loop from 0 by 1, `lb + k * step`), or if it is a `linalg.generic`
+        that copies an input as it is (`linalg.identity_input`, whose kernel
+        returns that array): no step, the result is read where the operand
+        is."""
+        if op.name == "linalg.generic":
+            from gradopt.interpreter.linalg import identity_input  # see `action`
+
+            return identity_input(op)
         from gradopt.interpreter.scalar import same_index_operand
 
         return same_index_operand(op, self.literal)

@@ -692,6 +692,33 @@ def writable_inputs(op: LinalgStructuredOperation) -> list[BlockArgument]:
     ]
 
 
+def identity_input(op: Operation) -> SSAValue | None:
+    """The input that `op` gives back as it is, if it is a structured op of
+    parallel loops whose body only yields the element of an input read
+    through the identity map, written through the identity map into a
+    result of the input's type (a copy, as IREE writes them and as a share
+    that is the gradient itself is); None for any other op."""
+    if not isinstance(op, LinalgStructuredOperation) or len(op.res) != 1:
+        return None
+    block = op.body.block
+    if block.first_op is not block.last_op or block.last_op is None:
+        return None
+    (yielded,) = block.last_op.operands
+    if not isinstance(yielded, BlockArgument) or yielded.index >= len(op.inputs):
+        return None
+    maps = op.get_indexing_maps().data
+    identity = AffineMap.identity(len(op.get_iterator_types()))
+    source = op.inputs[yielded.index]
+    if (
+        maps[yielded.index].data != identity
+        or maps[-1].data != identity
+        or source.type != op.res[0].type
+        or any(k.data != IteratorType.PARALLEL for k in op.get_iterator_types())
+    ):
+        return None
+    return source
+
+
 def structured_kernel(
     op: LinalgStructuredOperation,
 ) -> tuple[Kernel | Owned, list[SSAValue]]:

@@ -648,3 +648,47 @@ def test_the_gradient_of_a_linalg_mlp_fuses_and_writes_over_operands(
             assert all(
                 arg.uses for arg in block.args[: len(op.operands) - len(op.results)]
             ), op
+
+
+COPIES = f"""func.func @main(%a: {T}, %b: {T}) -> ({T}, {T}, {T}, {T}) {{
+  %e = tensor.empty() : {T}
+  %p = arith.mulf %a, %a : {T}
+  %c = linalg.generic {{indexing_maps = [{ID}, {ID}], iterator_types = ["parallel", "parallel"]}} ins(%p : {T}) outs(%e : {T}) {{
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }} -> {T}
+  %u = arith.addf %c, %b : {T}
+  %ca = linalg.generic {{indexing_maps = [{ID}, {ID}], iterator_types = ["parallel", "parallel"]}} ins(%a : {T}) outs(%e : {T}) {{
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }} -> {T}
+  %v = arith.subf %ca, %b : {T}
+  %q = arith.negf %b : {T}
+  %cq = linalg.generic {{indexing_maps = [{ID}, {ID}], iterator_types = ["parallel", "parallel"]}} ins(%q : {T}) outs(%e : {T}) {{
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }} -> {T}
+  func.return %u, %v, %cq, %q : {T}, {T}, {T}, {T}
+}}"""
+
+
+def test_a_generic_that_copies_an_input_is_no_step() -> None:
+    """A copy (`yield` of an input's element, identity maps) is read where
+    its input is: `%u` writes over `%p` through its copy, `%v` not over
+    the argument `%a`; a copy returned beside its input is another array."""
+    a, b = special((4, 6), 18), special((4, 6), 19)
+    (u, v, cq, q), _ = both_ways(COPIES, [a, b])
+    program = Program(COPIES)
+    program.run(args=[a, b])
+    ran = {
+        step.op.results[0].name_hint
+        for step in program.interpreter.plans["main"].steps
+        if step.op.results
+    }
+    assert not ran & {"c", "ca", "cq"}
+    assert {name for name, out in writes_over(program).items() if out} == {"u"}
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(bits(u), bits(a * a + b))
+        np.testing.assert_array_equal(bits(v), bits(a - b))
+    np.testing.assert_array_equal(bits(cq), bits(q))
+    assert cq is not q
