@@ -21,6 +21,11 @@ function of its operand arrays:
   (`acc + a * b`, as `matmul` and the convolutions are) is one `np.matmul` of
   the operands laid out as (batch, rows, inner) and (batch, inner, columns),
   as `grad.dot` computes it.
+- A result that is always a new array (a reduction's, or a ufunc's of the
+  body along every loop) is *owned* (`interpreter.owned`): the executor may
+  write later results over it, and passes the op an input that dies there,
+  read through the identity map, for the body to write over. A generic that
+  only copies an input is no step at all (`identity_input`).
 
 Nothing loops over elements in Python. What cannot be done this way (a map
 with `mod` or `floordiv`, a reduction body of another form, a dynamic shape)
