@@ -275,6 +275,9 @@ class UpstreamBuilder:
     def powf(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.insert(math.PowFOp(a, b))
 
+    def copysign(self, a: Operand, b: Operand) -> SSAValue:
+        return self.insert(math.CopySignOp(*self._pair(a, b)))
+
     # --- tensor -----------------------------------------------------------------
 
     def index(self, value: int) -> SSAValue:

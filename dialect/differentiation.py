@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
 
 from xdsl.dialects.builtin import Float32Type, TensorType, UnitAttr, f32
 from xdsl.ir import Attribute, SSAValue
@@ -95,8 +97,34 @@ def _is_f32(type: Attribute) -> bool:
     return is_f32_tensor(type) or isinstance(type, Float32Type)
 
 
+_Op = TypeVar("_Op", bound=DifferentiationOp)
+
+
+@dataclass(frozen=True)
+class _Suffix:
+    """What follows the operands of a differentiation op's custom syntax:
+    `control_flow`, the attribute dictionary and the types."""
+
+    control_flow: bool
+    attributes: dict[str, Attribute]
+    types: list[Attribute]
+
+    def apply_to(self, op: _Op) -> _Op:
+        op.attributes.update(self.attributes)
+        if self.control_flow:
+            op.control_flow = UnitAttr()
+        return op
+
+
 class _DifferentiationOp(DifferentiationOp, ABC):
     """The checks and syntax the three differentiation ops share."""
+
+    @classmethod
+    def _parse_suffix(cls, parser: Parser, count: int) -> _Suffix:
+        control_flow = parser.parse_optional_keyword("control_flow") is not None
+        attributes = parse_attributes(parser, cls)
+        parser.parse_punctuation(":")
+        return _Suffix(control_flow, attributes, parse_type_list(parser, count))
 
     def _check_results(
         self, targets: Sequence[SSAValue], results: Sequence[SSAValue]
@@ -178,18 +206,13 @@ class GradientOp(_DifferentiationOp):
         loss = parser.parse_unresolved_operand()
         parser.parse_keyword("wrt")
         targets = parse_operand_list(parser)
-        control_flow = parser.parse_optional_keyword("control_flow") is not None
-        attrs = parse_attributes(parser, cls)
-        parser.parse_punctuation(":")
-        types = parse_type_list(parser, 1 + len(targets))
+        suffix = cls._parse_suffix(parser, 1 + len(targets))
+        types = suffix.types
         loss_value, *target_values = resolve(
             parser, [loss, *targets], types, len(types)
         )
         op = cls(loss_value, target_values)
-        op.attributes.update(attrs)
-        if control_flow:
-            op.control_flow = UnitAttr()
-        return op
+        return suffix.apply_to(op)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -242,18 +265,13 @@ class VjpOp(_DifferentiationOp):
         cotangent = parser.parse_unresolved_operand()
         parser.parse_keyword("wrt")
         targets = parse_operand_list(parser)
-        control_flow = parser.parse_optional_keyword("control_flow") is not None
-        attrs = parse_attributes(parser, cls)
-        parser.parse_punctuation(":")
-        types = parse_type_list(parser, 1 + len(targets))
+        suffix = cls._parse_suffix(parser, 1 + len(targets))
+        types = suffix.types
         loss_value, *target_values = resolve(
             parser, [loss, *targets], types, len(types)
         )
         op = cls(loss_value, parser.resolve_operand(cotangent, types[0]), target_values)
-        op.attributes.update(attrs)
-        if control_flow:
-            op.control_flow = UnitAttr()
-        return op
+        return suffix.apply_to(op)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -305,16 +323,11 @@ class JvpOp(_DifferentiationOp):
         target = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
         tangent = parser.parse_unresolved_operand()
-        control_flow = parser.parse_optional_keyword("control_flow") is not None
-        attrs = parse_attributes(parser, cls)
-        parser.parse_punctuation(":")
-        types = parse_type_list(parser, 2)
+        suffix = cls._parse_suffix(parser, 2)
+        types = suffix.types
         output_value, target_value = resolve(parser, [output, target], types, 2)
         op = cls(output_value, target_value, parser.resolve_operand(tangent, types[1]))
-        op.attributes.update(attrs)
-        if control_flow:
-            op.control_flow = UnitAttr()
-        return op
+        return suffix.apply_to(op)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")

@@ -58,6 +58,7 @@ from gradopt.dialect.ops import FOLD_LIMIT, KernelOp
 from gradopt.dialect.ops.custom import CustomOp
 from gradopt.interpreter import owned as ownership
 from gradopt.interpreter.owned import Owned
+from gradopt.support.floats import ignoring_float_errors
 
 Frame = list[object]
 """The values of one run of a plan, by index: inputs first, then op results."""
@@ -769,5 +770,5 @@ class Interpreter:
         """The results of function `name`; raises `OpError` for an op that
         cannot run, or fails at run time."""
         self.prepare(name)
-        with np.errstate(all="ignore"):
+        with ignoring_float_errors():
             return self.plans[name].run(list(arguments))

@@ -24,7 +24,9 @@ from gradopt.dialect.errors import OpError
 from gradopt.dialect.upstream.linalg import MapOp
 from gradopt.interpreter import linalg as structured
 from gradopt.interpreter import tensor
+from gradopt.interpreter.folds import fold_kernel, folds
 from gradopt.interpreter.fusion import kernel_of as chain_kernel
+from gradopt.interpreter.linalg_ext import kernel_of as ext_kernel
 from gradopt.interpreter.owned import Owned
 from gradopt.interpreter.scalar import (
     REDUCTIONS,
@@ -45,7 +47,7 @@ class Plan(Protocol):
     def run(self, frame: list[object]) -> list[object]: ...
 
 
-DIALECTS = frozenset({"arith", "math", "tensor", "linalg"})
+DIALECTS = frozenset({"arith", "math", "tensor", "linalg", "iree_linalg_ext"})
 """The dialects whose ops write nothing but their results."""
 
 
@@ -69,7 +71,7 @@ def kernel_of(
     if (found := tensor.kernel_of(op)) is not None:
         return found
     if isinstance(op, LinalgStructuredOperation):
-        return chain_kernel(op)
+        return fold_kernel(op) if folds(op) else chain_kernel(op)
     if isinstance(op, BroadcastOp):
         return _broadcast(op), [op.input, op.init]
     if isinstance(op, ReduceOp):
@@ -80,6 +82,8 @@ def kernel_of(
         return _if(op, plan)
     if isinstance(op, scf.ExecuteRegionOp):
         return _execute_region(op, plan)
+    if op.dialect_name() == "iree_linalg_ext" and (found := ext_kernel(op)):
+        return found
     if writes_nothing(op):
         raise OpError(op, "cannot be run by gradopt's interpreter")
     return None

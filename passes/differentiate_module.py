@@ -13,6 +13,11 @@ gradients after the function's own results:
       util.return %loss, %g : tensor<f32>, tensor<4xf32>
     }
 
+A program with loops, branches or calls (what IREE makes of `lax.scan`,
+`while_loop`, `cond`, or a `util.call`) gets `control_flow` (SPEC §11), as
+the front end marks what it traces; `control_flow=False` asks for the
+lesson's rules, `True` sets it anyway.
+
 It only builds the op: whether the gradient can be taken (a rule for every op
 on the path, SPEC §4) is checked when the module is verified, as for an op
 written by hand.
@@ -24,8 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, UnitAttr
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
@@ -44,12 +49,26 @@ def entry_function(module: ModuleOp, entry: str) -> func.FuncOp:
     raise OpError(module, f"has no function @{entry} to differentiate")
 
 
+def has_control_flow(module: ModuleOp) -> bool:
+    """Whether `module` holds a call, a loop or a branch (SPEC §11)."""
+    return any(
+        isinstance(op, func.CallOp | scf.ForOp | scf.WhileOp | scf.IfOp)
+        for op in module.walk()
+    )
+
+
 def append_gradient(
-    module: ModuleOp, loss: int, wrt: Sequence[int], entry: str = "main"
+    module: ModuleOp,
+    loss: int,
+    wrt: Sequence[int],
+    entry: str = "main",
+    control_flow: bool | None = None,
 ) -> GradientOp:
     """Append `grad.gradient` of result `loss` of `entry` with respect to its
     arguments `wrt` (all its arguments when empty), and return the gradients
-    after the function's results. An `OpError` names what does not fit."""
+    after the function's results; it says `control_flow` as asked, or (None)
+    when the module has calls or structured control flow. An `OpError` names
+    what does not fit."""
     for op in module.walk():
         if isinstance(op, DifferentiationOp):
             raise OpError(
@@ -80,6 +99,8 @@ def append_gradient(
     gradient = GradientOp(
         terminator.arguments[loss], [block.args[p] for p in positions]
     )
+    if has_control_flow(module) if control_flow is None else control_flow:
+        gradient.control_flow = UnitAttr()
     block.insert_op_before(gradient, terminator)
     returned = type(terminator)(*terminator.arguments, *gradient.gradients)
     Rewriter.replace_op(terminator, returned)
@@ -98,13 +119,16 @@ class DifferentiateModulePass(ModulePass):
 
     `differentiate-module{loss=0 wrt=0,2}`: result 0 with respect to
     arguments 0 and 2 of @main (`entry=NAME` for another function; every
-    argument when `wrt` is not given)."""
+    argument when `wrt` is not given; `control_flow=true|false` to say it or
+    not, which by default it does when the module has calls, loops or
+    branches)."""
 
     name = "differentiate-module"
 
     entry: str = "main"
     loss: int = 0
     wrt: tuple[int, ...] = field(default=())
+    control_flow: bool | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        append_gradient(op, self.loss, self.wrt, self.entry)
+        append_gradient(op, self.loss, self.wrt, self.entry, self.control_flow)

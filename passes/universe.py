@@ -55,6 +55,12 @@ def get_differentiate_module() -> type[ModulePass]:
     return DifferentiateModulePass
 
 
+def get_gather_windows() -> type[ModulePass]:
+    from gradopt.passes.gather_windows import GatherWindowsPass
+
+    return GatherWindowsPass
+
+
 def get_print_op_graph() -> type[ModulePass]:
     from gradopt.passes.print_op_graph import PrintOpGraphPass
 
@@ -76,6 +82,7 @@ GRADOPT_UNIVERSE = Universe(
         "convert-grad-to-standard": get_convert_grad_to_standard,
         "print-op-graph": get_print_op_graph,
         "differentiate-module": get_differentiate_module,
+        "gather-windows": get_gather_windows,
     },
     all_targets={"dot": get_dot_target},
 )

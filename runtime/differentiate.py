@@ -32,11 +32,14 @@ def differentiate_module(
     wrt: int | Sequence[int] = (),
     entry: str = "main",
     filename: str = "<input>",
+    control_flow: bool | None = None,
 ) -> ModuleOp:
     """`module` (a module, which is left as it is, or its text) with a
     `grad.gradient` appended to function `entry`: of its result `loss` with
     respect to its arguments `wrt` (positions; all of them by default), the
-    gradients returned after its own results.
+    gradients returned after its own results. It says `control_flow` (SPEC
+    §11) when the module has calls, loops or branches, as IREE makes of
+    `lax.scan`, `while_loop` and `cond`, unless `control_flow` says otherwise.
 
     Only the op is built: `Program` or `grad-opt` verify it (an op on the
     path with no gradient rule is an error there) and expand it. Raises
@@ -56,7 +59,7 @@ def differentiate_module(
             parsed = parse_module(make_context(), module, filename, hints=MISSING_OPS)
         else:
             parsed = module.clone()
-        append_gradient(parsed, loss, positions, entry)
+        append_gradient(parsed, loss, positions, entry, control_flow)
     except LocatedError as error:
         raise GradoptError(error, source) from None
     except OpError as error:

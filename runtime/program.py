@@ -16,9 +16,10 @@ import math
 import operator
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, NamedTuple, SupportsIndex
+from typing import TYPE_CHECKING, Any, NamedTuple, SupportsIndex
 
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
@@ -36,7 +37,11 @@ from gradopt.dialect.types import Value, dtype_of, is_i1, is_value_type, layout_
 from gradopt.dialect.verifier import verify_module
 from gradopt.interpreter import Interpreter
 from gradopt.runtime.background import BackgroundCompile
-from gradopt.runtime.threads import blas_threads_for, largest_product
+from gradopt.runtime.threads import (
+    blas_threads_for,
+    largest_product,
+    openblas_splits,
+)
 from gradopt.support import determinism, environment
 from gradopt.support.caches import BoundedCache, module_bytes
 from gradopt.support.diagnostics import (
@@ -249,6 +254,8 @@ class Program:
                 tuple(map(_Layout.of, signature.args)),
                 order,
                 tuple(map(_Layout.of, signature.results)),
+                tuple(not isinstance(type, TensorType) for type in signature.args),
+                order == tuple(sorted(order, reverse=True)),
             )
         return known
 
@@ -310,8 +317,10 @@ class Program:
         deterministic: bool | None = None,
         in_place: bool = False,
     ) -> RunResult:
-        """Run `entry` on copies of the inputs; the slots are updated in the
-        copies, which the result holds. `backend` is `numpy` (the interpreter)
+        """Run `entry` on copies of the slots (updated there; the result holds
+        them); staged inputs are only read (an aligned C-ordered array of
+        the right dtype where it is), and no result shares memory with any
+        input. `backend` is `numpy` (the interpreter)
         or `iree` (compiled by IREE on the first run, needs the `iree` extra;
         IREE only reads its inputs, so it reads aligned arrays in place, and
         its results are new arrays that alias no input).
@@ -358,20 +367,9 @@ class Program:
             slot_values = self.inputs(
                 "slot", known.slots, slots, signature.slot_names, iree
             )
-        arg_values = self.inputs("arg", known.args, args, signature.arg_names, iree)
-        slot_order = iter(slot_values)
-        # a scalar argument is a NumPy scalar, or a Python number for IREE
-        arg_order = (
-            value
-            if isinstance(type, TensorType)
-            else value.item()
-            if iree
-            else value[()]
-            for value, type in zip(arg_values, signature.args, strict=True)
-        )
-        arguments = [
-            next(slot_order) if is_slot else next(arg_order) for is_slot in known.order
-        ]
+        # read in place by either backend: neither writes a staged input
+        arg_values = self.inputs("arg", known.args, args, signature.arg_names, True)
+        arguments = known.arguments(slot_values, arg_values, iree)
         if iree:
             values = self.run_compiled(entry, arguments)
             count = len(signature.results)
@@ -385,13 +383,24 @@ class Program:
             for slot, final in zip(slot_values, values[count:], strict=True):
                 np.copyto(slot, final)
             return _result(signature, results, slot_values, "iree")
+        results = self.interpret(entry, arguments, deterministic)
+        if compile_after:
+            self._background.start()
+        return _result(signature, results, slot_values)
+
+    def interpret(
+        self, entry: str, arguments: list[object], deterministic: bool | None
+    ) -> list[np.ndarray]:
+        """The results of `entry` run by the interpreter on `arguments` (the
+        entry's inputs in order, of its types), each an array of its own:
+        none is an argument or shares its memory."""
         try:
             if deterministic is None:
                 deterministic = determinism.from_environment()
             threads = (
                 determinism.single_threaded_blas()
                 if deterministic
-                else blas_threads_for(self.largest_product)
+                else self.blas_threads
             )
             with threads:
                 values = self.interpreter.call(entry, arguments)
@@ -400,20 +409,45 @@ class Program:
         except determinism.DeterminismError as error:
             raise self.error("deterministic", str(error)) from None
         try:
-            results = _owned(values, slot_values)
+            return _owned(values, arguments)
         except MemoryError:  # a broadcast value, say, copied in full
             raise self.error(
                 self.filename, f"the results of @{entry} do not fit in memory"
             ) from None
-        if compile_after:
-            self._background.start()
-        return _result(signature, results, slot_values)
+
+    def run_staged(self, values: Sequence[object], backend: str) -> list[np.ndarray]:
+        """The results of `@main`, whose inputs are all staged, on `values`:
+        for the front end, whose trace is keyed by its inputs' dtypes and
+        shapes, so that each value converts to its input's type as it is
+        (no signature check, no `RunResult`). Each is converted as `run`
+        converts it; the interpreter reads an aligned C-ordered array of the
+        right dtype in place. Other backends, and an entry with slots, go
+        through `run`."""
+        known = self.entry("main")
+        if backend != "numpy" or known.slots:
+            return self.run(args=values, backend=backend).results
+        arrays = []
+        for value, layout in zip(values, known.args, strict=True):
+            array = np.asarray(value, layout.dtype, order="C")
+            arrays.append(array if array.flags.aligned else array.copy())
+        return self.interpret("main", known.arguments((), arrays, False), None)
 
     @cached_property
     def largest_product(self) -> int:
         """The multiply-adds of the program's largest `dot`, by which a run
         chooses BLAS's threads (`gradopt.runtime.threads`)."""
         return largest_product(self.module)
+
+    @cached_property
+    def blas_threads(self) -> AbstractContextManager[object]:
+        """How a run that is not deterministic sets BLAS's threads, chosen once
+        by the largest product (entered again by each run). With OpenBLAS,
+        whose own choice is one thread for every product of a program such
+        as the small MLP step, no limit: setting it and lifting it again
+        took 5-6 us a run, which changed nothing (`openblas_splits`)."""
+        if determinism.blas_threads() is not None and not openblas_splits(self.module):
+            return nullcontext()
+        return blas_threads_for(self.largest_product)
 
     def run_compiled(self, entry: str, arguments: list[np.ndarray]) -> list[np.ndarray]:
         """The results and final slots of `entry` run by IREE; the program is
@@ -570,8 +604,8 @@ class Program:
         """A fresh C-ordered array of `layout` holding `value` (`kind`
         `index`: slot 0, say) converted as `numpy.asarray(value, dtype)`
         converts it, or zeros for None. With `read_only`, `value` itself if
-        it is such an array (IREE reads it in place if it can, else copies
-        it: `gradopt.runtime.buffers`)."""
+        it is such an array and aligned (the interpreter reads it in place;
+        so does IREE if it can, else it copies it: `gradopt.runtime.buffers`)."""
         dtype, shape, type = layout.dtype, layout.shape, layout.type
         if value is None:
             try:
@@ -594,10 +628,10 @@ class Program:
                 f"expected {dtype} data of shape {shape} for {type}, got "
                 f"{_described(value)} of shape {array.shape}",
             )
-        return array
+        return array if array.flags.aligned else array.copy()
 
 
-def _owned(values: Sequence[object], slots: Sequence[np.ndarray]) -> list[np.ndarray]:
+def _owned(values: Sequence[object], inputs: Sequence[object]) -> list[np.ndarray]:
     """The entry's results as arrays of their own: each value itself if it is
     an array that this run made and nothing else holds, else a copy.
 
@@ -605,10 +639,11 @@ def _owned(values: Sequence[object], slots: Sequence[np.ndarray]) -> list[np.nda
     literals and the plan's constants are read-only (and so are their
     views), and no kernel keeps an array it returns. So a writable value
     whose memory (the array at the end of its `base` chain) is writable,
-    is all of it, and is no slot's memory nor another result's, is the
-    run's own; it is handed over, which saves the copy that a result needs
-    otherwise (0.3 ms for a gradient of 1.6 MB)."""
-    taken = {id(_memory(slot)) for slot in slots}
+    is all of it, and is no input's memory (a slot, or a staged input read
+    in place) nor another result's, is the run's own; it is handed over,
+    which saves the copy that a result needs otherwise (0.3 ms for a
+    gradient of 1.6 MB)."""
+    taken = {id(_memory(value)) for value in inputs}
     results = []
     for value in values:
         memory = _memory(value)
@@ -649,14 +684,18 @@ def _check_disjoint(
     """Raise `error` for the first array that may share memory with an
     earlier one. Two arrays whose `base` chains end at different arrays that
     own their data (as NumPy allocated it) cannot; only the other pairs are
-    compared, by `np.may_share_memory` (0.3 us a pair)."""
-    seen: list[tuple[int | None, int]] = []
-    for i, array in enumerate(arrays):
-        root: object = array
-        while isinstance(root, np.ndarray) and root.base is not None:
-            root = root.base
+    compared, by `np.may_share_memory` (0.3 us a pair); when every array has
+    an owner of its own, as a training loop's weights do, no pair is looked
+    at."""
+    owners: list[int | None] = []
+    for array in arrays:
+        root = _memory(array)
         owned = isinstance(root, np.ndarray) and root.flags.owndata
-        owner = id(root) if owned else None
+        owners.append(id(root) if owned else None)
+    if None not in owners and len(set(owners)) == len(owners):
+        return
+    seen: list[tuple[int | None, int]] = []
+    for i, (array, owner) in enumerate(zip(arrays, owners, strict=True)):
         for other, j in seen:
             if owner is not None and other is not None and owner != other:
                 continue
@@ -708,14 +747,35 @@ class _Layout(NamedTuple):
 
 class _Entry(NamedTuple):
     """An entry function's signature, the layouts of its slots and staged
-    inputs, `order`: for each argument, whether it is a slot, and the
-    layouts of its results."""
+    inputs, `order`: for each argument, whether it is a slot, the layouts of
+    its results, which staged inputs are scalars, and whether the slots come
+    first (so that the arguments are the slots and then the staged inputs)."""
 
     signature: Signature
     slots: tuple[_Layout, ...]
     args: tuple[_Layout, ...]
     order: tuple[bool, ...]
     results: tuple[_Layout, ...]
+    scalars: tuple[bool, ...]
+    slots_first: bool
+
+    def arguments(
+        self, slots: Sequence[np.ndarray], args: Sequence[np.ndarray], iree: bool
+    ) -> list[Any]:
+        """The entry's arguments in order: a scalar staged input is a NumPy
+        scalar, or a Python number for IREE."""
+        staged: list[Any] = list(args)
+        if any(self.scalars):
+            staged = [
+                (value.item() if iree else value[()]) if scalar else value
+                for value, scalar in zip(args, self.scalars, strict=True)
+            ]
+        if self.slots_first:
+            return [*slots, *staged]
+        slot_order, arg_order = iter(slots), iter(staged)
+        return [
+            next(slot_order) if is_slot else next(arg_order) for is_slot in self.order
+        ]
 
 
 def input_mismatch(type: MemRefType | Value, array: np.ndarray) -> str | None:
@@ -800,7 +860,8 @@ def run(
     (`{"w": ...}` for `%w`); each is converted to the declared element type
     as `numpy.asarray(value, dtype)` converts it (float32, int32 or bool) and
     must have exactly the declared shape; any not given starts as zeros. The
-    inputs are copied, never changed (unless `in_place`: see `Program.run`).
+    inputs are never changed: the slots are copied (unless `in_place`: see
+    `Program.run`), the staged inputs only read.
     `backend` is `numpy` (the interpreter), `iree` (needs the `iree` extra)
     or `auto` (the interpreter until IREE has compiled the program in the
     background); `deterministic` see `Program.run`.

@@ -11,7 +11,9 @@ fewer than `ONE_THREAD_BELOW` multiply-adds runs BLAS on one thread (the
 process-wide limit of `gradopt.support.determinism`, lifted when the last
 such run ends); a program with a larger product keeps OpenBLAS's threads,
 and one with no product is left alone. Runs on one thread give the bits of
-`deterministic=True`.
+`deterministic=True`. OpenBLAS itself computes small products on the calling
+thread; a program whose products are all that small (`openblas_splits`)
+runs without the limit, which would change nothing.
 """
 
 from __future__ import annotations
@@ -41,6 +43,39 @@ def largest_product(module: ModuleOp) -> int:
             n = tensor_type(op.rhs).get_shape()[-1]
             largest = max(largest, math.prod(batch) * m * k * n)
     return largest
+
+
+OPENBLAS_ONE_THREAD_PRODUCT = 1 << 18
+"""The most multiply-adds of a matrix product (m x k @ k x n, m and n above 1:
+`gemm`) that OpenBLAS computes on the calling thread whatever its thread
+count: its `gemm` runs on one thread up to 65536 x GEMM_MULTITHREAD_THRESHOLD
+(4 unless built otherwise) multiply-adds. Measured with NumPy's OpenBLAS
+0.3.31 on 2 threads: 3000 products of 64x64 @ 64x64 gave its worker no CPU
+time, 3000 of 64x128 @ 128x64 did."""
+
+OPENBLAS_ONE_THREAD_VECTOR = 9216
+"""The most elements of the matrix of a matrix-vector product (m or n 1: NumPy
+calls `gemv`, or `dot` for both) that OpenBLAS computes on one thread:
+`gemv` splits from 2304 x GEMM_MULTITHREAD_THRESHOLD elements on, `dot` from
+10000 (on x86-64)."""
+
+
+def openblas_splits(module: ModuleOp) -> bool:
+    """Whether OpenBLAS may split a product of `module` between its threads: a
+    `grad.dot` above the sizes it computes on one thread, or an upstream
+    `linalg` op, whose contractions also call it (not counted here)."""
+    for op in module.walk():
+        if op.name.startswith("linalg."):
+            return True
+        if isinstance(op, DotOp):
+            *_, m, k = tensor_type(op.lhs).get_shape()
+            n = tensor_type(op.rhs).get_shape()[-1]
+            if m == 1 or n == 1:
+                if max(m, n) * k > OPENBLAS_ONE_THREAD_VECTOR:
+                    return True
+            elif m * k * n > OPENBLAS_ONE_THREAD_PRODUCT:
+                return True
+    return False
 
 
 def blas_threads_for(largest: int) -> AbstractContextManager[None]:

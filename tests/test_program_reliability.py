@@ -301,7 +301,14 @@ def test_the_environment_variable_is_the_default(
     program.run(deterministic=False)
     monkeypatch.setenv(determinism.VARIABLE, "0")
     program.run()
+    monkeypatch.setenv(determinism.VARIABLE, " ")
+    program.run()
+    monkeypatch.delenv(determinism.VARIABLE)  # read without os.environ's KeyError
+    program.run()
     assert calls == [1]
+    monkeypatch.setenv(determinism.VARIABLE, "yes")
+    program.run()
+    assert calls == [1, 1]
     monkeypatch.setenv(determinism.VARIABLE, "maybe")
     with pytest.raises(GradoptError, match="GRADOPT_DETERMINISTIC must be 1 or 0"):
         program.run()

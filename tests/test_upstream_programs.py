@@ -37,7 +37,8 @@ def corpus(name: str) -> tuple[str, list[np.ndarray], list[np.ndarray]]:
 
 
 def _number(key: str) -> int:
-    return int(key.removeprefix("arg").removeprefix("result"))
+    name = key.removeprefix("arg").removeprefix("result").removeprefix("grad")
+    return int(name)
 
 
 def relative_error(found: np.ndarray, expected: np.ndarray) -> float:
@@ -171,18 +172,27 @@ def test_differentiate_module_leaves_a_given_module_as_it_was() -> None:
     assert "grad.gradient %l wrt %x" in str(differentiated)
 
 
-def test_an_upstream_op_without_a_rule_is_named() -> None:
-    """A gradient through an op that has no rule (an `scf.for` of a JAX
-    scan) is refused by rule 5, naming the op (the appended op prints)."""
-    text, _, _ = corpus("scan")
+def test_differentiate_module_says_control_flow_when_there_are_loops() -> None:
+    """A JAX scan is an `scf.for` in IREE's input form: the appended gradient
+    says `control_flow`, and with `control_flow=False` rule 5 refuses the
+    loop, naming it and saying how to opt in."""
+    text, args, _ = corpus("scan")
     module = gradopt.differentiate_module(text, wrt=0, filename="scan.mlir")
-    assert "= grad.gradient" in str(module)
+    assert " control_flow : " in str(module)
+    _, gradient = Program(module, "scan.mlir").run(args=args).results
+    assert gradient.shape == args[0].shape and np.all(np.isfinite(gradient))
+    plain = gradopt.differentiate_module(_GRAD_PROGRAM, wrt=0)
+    assert "control_flow" not in str(plain)
+    refused = gradopt.differentiate_module(text, wrt=0, control_flow=False)
     with pytest.raises(GradoptError) as error:
-        Program(module, "scan.mlir")
+        Program(refused, "scan.mlir")
     assert (
         "'grad.gradient' op 'scf.for' lies on the path from the target to "
-        "the loss and has no gradient rule"
+        "the loss and has no gradient rule: a differentiation op that says "
+        "'control_flow' differentiates through calls and structured control flow"
     ) in str(error.value)
+    forced = gradopt.differentiate_module(_GRAD_PROGRAM, wrt=0, control_flow=True)
+    assert " control_flow : " in str(forced)
 
 
 @pytest.mark.parametrize(

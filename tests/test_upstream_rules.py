@@ -80,6 +80,7 @@ BINARY: dict[str, tuple[Callable[[np.ndarray, np.ndarray], np.ndarray], float]] 
     "arith.remf": (np.fmod, 2.0),
     "math.atan2": (np.arctan2, 0.0),
     "math.powf": (np.power, 2.0),
+    "math.copysign": (np.copysign, -2.0),
 }
 
 
@@ -373,7 +374,8 @@ func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {
 
 def with_vjp(text: str, arguments: int) -> str:
     """The corpus program `text` (one result) returning also the vjp of its
-    result with respect to every argument, along a cotangent of ones."""
+    result with respect to every argument, along a cotangent of ones (through
+    its loops, if it has any: `control_flow`)."""
     match = re.search(r"util\.return (%\S+) : (.+)\n", text)
     assert match is not None
     value, type = match.groups()
@@ -382,9 +384,10 @@ def with_vjp(text: str, arguments: int) -> str:
     types = re.findall(r"%arg\d+: (tensor<[^>]*>)", header.group(1))
     names = ", ".join(f"%arg{i}" for i in range(arguments))
     results = ", ".join(f"%vjp#{i}" for i in range(arguments))
+    control_flow = " control_flow" if "scf." in text else ""
     appended = (
         f"%ones = arith.constant dense<1.0> : {type}\n"
-        f"    %vjp:{arguments} = grad.vjp {value}, %ones wrt {names} : "
+        f"    %vjp:{arguments} = grad.vjp {value}, %ones wrt {names}{control_flow} : "
         f"{type}, {', '.join(types)}\n"
         f"    util.return {value}, {results} : {type}, {', '.join(types)}\n"
     )
@@ -398,7 +401,7 @@ def with_vjp(text: str, arguments: int) -> str:
 
 @pytest.mark.skipif(not HAVE_JAX, reason="needs the jax extra")
 @pytest.mark.parametrize("backend", ["numpy", "iree"])
-@pytest.mark.parametrize("name", ["mlp", "layer_norm", "attention", "cnn"])
+@pytest.mark.parametrize("name", ["mlp", "layer_norm", "attention", "cnn", "scan"])
 def test_corpus_vjp_matches_jax(name: str, backend: str) -> None:
     """IREE's input form of JAX programs, differentiated by gradopt, against
     `jax.vjp` (rel. err <= 1e-4), through the interpreter and IREE."""

@@ -5,7 +5,8 @@ them from JAX (SPEC §10.5), and the values JAX computes for them.
 each function of `FUNCTIONS` with `jax.jit(f).lower(*xs).as_text()`, pipes it
 through `iree-compile --iree-input-type=stablehlo --compile-to=input`, and
 writes `tests/corpus/NAME.mlir` with `NAME.npz` (the inputs `arg0`, ... and
-JAX's results `result0`, ...), so that `tests/test_upstream_corpus.py` checks
+JAX's results `result0`, ...; for `GRADIENTS` also float64 `jax.grad`), so
+that `tests/test_upstream_corpus.py` checks
 gradopt against JAX without either installed. The test also regenerates the
 programs when both are installed, to catch a change in what IREE prints.
 """
@@ -69,6 +70,20 @@ def _functions() -> dict[str, tuple[Callable[..., Any], list[np.ndarray]]]:
         c, ys = jax.lax.scan(body, jnp.zeros(3, jnp.float32), xs)
         return jnp.sum(ys) + c[1] + xs[::-1].sum() * xs[2, 1]
 
+    def linalg_ext(x, s, b, u, c, v, m):  # iree_linalg_ext scan, sort, scatter
+        cumsum = jnp.sum(jnp.cumsum(x, axis=1) ** 2)
+        ordered = jnp.sum(jnp.sort(s) * jnp.arange(8.0))
+        top = jnp.sum(jax.lax.top_k(s, 3)[0] ** 2)
+        added = jnp.sum(jnp.asarray(b).at[jnp.array([0, 2, 2])].add(u) ** 2)  # repeated
+        put = jnp.sum(
+            jnp.asarray(c).at[jnp.array([1, 3, 1])].set(v) ** 2
+        )  # the last wins
+        hot = jnp.sum(jax.nn.one_hot(jnp.argmax(m, -1), 4) * m)  # argmax
+        return cumsum + ordered + top + added + put + hot
+
+    def argsort(a, w):  # a sort carrying its iota, and a gather
+        return jnp.sum(jnp.take_along_axis(a, jnp.argsort(a, axis=1), axis=1) * w)
+
     one_hot = np.eye(3, dtype=np.float32)[rng.integers(0, 3, 5)]
     return {
         "mlp": (
@@ -82,6 +97,14 @@ def _functions() -> dict[str, tuple[Callable[..., Any], list[np.ndarray]]]:
         ),
         "layer_norm": (layer_norm, [normal(4, 6), normal(6), normal(6)]),
         "scan": (scan, [normal(3), normal(5, 3)]),
+        "linalg_ext": (
+            linalg_ext,
+            [
+                *(normal(3, 7), normal(8), normal(4, 3), normal(3, 3)),
+                *(normal(5, 2), normal(3, 2), normal(3, 4)),
+            ],
+        ),
+        "argsort": (argsort, [normal(3, 4), normal(3, 4)]),
     }
 
 
@@ -114,9 +137,28 @@ def generate() -> dict[str, tuple[str, dict[str, np.ndarray]]]:
     return programs
 
 
+GRADIENTS = ("linalg_ext", "argsort")
+"""The programs whose `.npz` also holds float64 `jax.grad` of the result
+with respect to every argument (`grad0`, ...), which
+`tests/test_linalg_ext.py` checks gradopt's gradients against."""
+
+
+def gradients(name: str) -> dict[str, np.ndarray]:
+    """Float64 `jax.grad` of program `name` at its inputs."""
+    import jax
+
+    function, inputs = _functions()[name]
+    with jax.enable_x64(True):
+        wide = [np.asarray(x, np.float64) for x in inputs]
+        found = jax.jit(jax.grad(function, argnums=tuple(range(len(wide)))))(*wide)
+    return {f"grad{i}": np.asarray(g) for i, g in enumerate(found)}
+
+
 def main() -> int:
     CORPUS.mkdir(exist_ok=True)
     for name, (text, arrays) in generate().items():
+        if name in GRADIENTS:
+            arrays |= gradients(name)
         (CORPUS / f"{name}.mlir").write_text(text)
         np.savez(CORPUS / f"{name}.npz", **arrays)  # pyright: ignore[reportArgumentType]
         print(f"wrote {CORPUS / name}.mlir and .npz")

@@ -119,6 +119,13 @@ def _powf(e: Emitter, op: Operation, g: SSAValue):
     )
 
 
+def _copysign(e: Emitter, op: Operation, g: SSAValue):
+    """|a| with b's sign: g, negated where the signs of a and b differ (the
+    signs of zeros count, as JAX's rule); b receives nothing."""
+    a, b = op.operands
+    return (lambda: e.mulf(g, e.mulf(e.copysign(1.0, a), e.copysign(1.0, b))), None)
+
+
 def _fma(e: Emitter, op: Operation, g: SSAValue):
     a, b, _ = op.operands
     return (lambda: e.mulf(g, b), lambda: e.mulf(g, a), lambda: g)
@@ -148,6 +155,7 @@ for _op_type, _chain in CHAINS.items():
 register_derivative(math.Atan2Op, Derivative.of_shares(_atan2))
 register_derivative(math.PowFOp, Derivative.of_shares(_powf))
 register_derivative(math.FmaOp, Derivative.of_shares(_fma))
+register_derivative(math.CopySignOp, Derivative.of_shares(_copysign))
 for _op_type in (
     math.FloorOp,
     math.CeilOp,

@@ -77,7 +77,10 @@ def _print_slot_access(printer: Printer, slot: SSAValue, indices: Sequence[SSAVa
         printer.print_string("]")
 
 
-def _check_slot_access(slot: SSAValue, indices: Sequence[SSAValue]) -> MemRefType:
+def _check_slot_access(
+    slot: SSAValue, indices: Sequence[SSAValue], name: str, value: SSAValue
+) -> None:
+    """The slot, its indices, and the tensor read or written (`name`)."""
     type = check_slot("slot", slot.type)
     if len(indices) > type.get_num_dims():
         raise VerifyException(
@@ -87,7 +90,9 @@ def _check_slot_access(slot: SSAValue, indices: Sequence[SSAValue]) -> MemRefTyp
     for i, index in enumerate(indices):
         if not isinstance(index.type, IndexType):
             raise VerifyException(f"index {i} must be of type index, got {index.type}")
-    return type
+    expected = _indexed_type(type, len(indices))
+    if value.type != expected:
+        raise VerifyException(f"{name} must be {expected}, got {value.type}")
 
 
 @irdl_op_definition
@@ -112,10 +117,7 @@ class LoadOp(KernelOp):
         )
 
     def verify_(self) -> None:
-        type = _check_slot_access(self.slot, self.indices)
-        expected = _indexed_type(type, len(self.indices))
-        if self.result.type != expected:
-            raise VerifyException(f"result must be {expected}, got {self.result.type}")
+        _check_slot_access(self.slot, self.indices, "result", self.result)
 
     @classmethod
     def parse(cls, parser: Parser) -> LoadOp:
@@ -175,10 +177,7 @@ class StoreOp(KernelOp):
         super().__init__(operands=[value, slot, indices])
 
     def verify_(self) -> None:
-        type = _check_slot_access(self.slot, self.indices)
-        expected = _indexed_type(type, len(self.indices))
-        if self.value.type != expected:
-            raise VerifyException(f"value must be {expected}, got {self.value.type}")
+        _check_slot_access(self.slot, self.indices, "value", self.value)
 
     @classmethod
     def parse(cls, parser: Parser) -> StoreOp:

@@ -1,6 +1,7 @@
 """The upstream dialects as gradopt reads them (SPEC §10.5): xDSL's `arith`,
 `math`, `tensor` and `linalg` with the ops of SPEC §10.2 that xDSL 0.74
-lacks or refuses, and IREE's `util` function ops.
+lacks or refuses, IREE's `util` function ops and the `iree_linalg_ext` ops
+its input conversion makes.
 
 The extended dialects are new `Dialect` objects holding xDSL's op classes
 plus gradopt's; xDSL's own dialect objects are left as they are, so that
@@ -68,6 +69,13 @@ def util() -> Dialect:
     return Util
 
 
+@cache
+def iree_linalg_ext() -> Dialect:
+    from gradopt.dialect.upstream.iree_linalg_ext import IreeLinalgExt
+
+    return IreeLinalgExt
+
+
 DIALECTS: Mapping[str, Callable[[], Dialect]] = MappingProxyType(
     {
         "arith": arith,
@@ -75,6 +83,7 @@ DIALECTS: Mapping[str, Callable[[], Dialect]] = MappingProxyType(
         "tensor": tensor,
         "linalg": linalg,
         "util": util,
+        "iree_linalg_ext": iree_linalg_ext,
     }
 )
 """Each upstream dialect's factory, loaded lazily by name (importing xDSL's

@@ -113,6 +113,26 @@ func.func @powf(%a: f32, %b: f32) -> (f32, f32) {
 
 // -----
 
+// copysign a b: g times the product of the signs of a and b (of zeros too);
+// b receives nothing, its gradient is zeros.
+func.func @copysign(%a: f32, %b: f32) -> (f32, f32) {
+  %u = math.copysign %a, %b : f32
+  %ga, %gb = grad.gradient %u wrt %a, %b : f32, f32, f32
+  func.return %ga, %gb : f32, f32
+}
+
+// CHECK-LABEL: func.func @copysign(
+// CHECK-NEXT:    %u = math.copysign %a, %b : f32
+// CHECK-NEXT:    %0 = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:    %1 = math.copysign %0, %a : f32
+// CHECK-NEXT:    %2 = math.copysign %0, %b : f32
+// CHECK-NEXT:    %3 = arith.mulf %1, %2 : f32
+// CHECK-NEXT:    %ga = arith.mulf %0, %3 : f32
+// CHECK-NEXT:    %gb = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    func.return %ga, %gb : f32, f32
+
+// -----
+
 // A rounding op is a dead end: the gradient through math.floor is zeros,
 // and the other path (the addf) still sends g.
 func.func @floor(%a: f32) -> f32 {
