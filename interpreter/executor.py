@@ -450,7 +450,8 @@ class _PlanBuilder:
         return same_index_operand(op, self.literal)
 
     def add(self, op: Operation) -> None:
-        if (same := self.same_value(op)) is not None:
+        same = self.same_value(op)
+        if same is not None and same in self.index:  # not computed by a later op
             self.index[op.results[0]] = self.index[same]
             return
         action, operands = self.action(op)

@@ -699,3 +699,24 @@ def test_a_generic_that_copies_an_input_is_no_step() -> None:
         np.testing.assert_array_equal(bits(v), bits(a - b))
     np.testing.assert_array_equal(bits(cq), bits(q))
     assert cq is not q
+
+
+def test_a_copy_of_a_value_that_it_absorbs_is_a_step() -> None:
+    """A copy whose input has no other user computes that input in its own
+    kernel (fused), so it stays a step."""
+    text = COPIES.replace("%c = linalg.generic", "%pp = linalg.generic").replace(
+        "ins(%p : ", "ins(%pg : "
+    )
+    text = text.replace(
+        "  %p = arith.mulf %a, %a : " + T,
+        f"""  %pg = linalg.generic {{indexing_maps = [{ID}, {ID}], iterator_types = ["parallel", "parallel"]}} ins(%a : {T}) outs(%e : {T}) {{
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.mulf %x, %x : f32
+    linalg.yield %m : f32
+  }} -> {T}""",
+    ).replace("arith.addf %c, %b", "arith.addf %pp, %b")
+    a, b = special((4, 6), 20), special((4, 6), 21)
+    (u, *_), count = both_ways(text, [a, b])
+    assert count == 1
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(bits(u), bits(a * a + b))
