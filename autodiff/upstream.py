@@ -39,7 +39,7 @@ from xdsl.ir import (
     Region,
     SSAValue,
 )
-from xdsl.ir.affine import AffineMap
+from xdsl.ir.affine import AffineDimExpr, AffineMap
 
 from gradopt.dialect.differentiation import DifferentiationOp
 
@@ -104,6 +104,31 @@ def element_of(value: SSAValue) -> Attribute:
 
 def static_array(values: Sequence[int]) -> DenseArrayBase:
     return DenseArrayBase.from_list(i64, values)
+
+
+def _told(map: AffineMap) -> set[int]:
+    """The loops whose range an operand read through `map` gives: those that
+    are a result of the map as they are."""
+    return {r.position for r in map.results if isinstance(r, AffineDimExpr)}
+
+
+def _unread(block: Block, inputs: int, maps: Sequence[AffineMap]) -> set[int]:
+    """The inputs of a generic that its body does not read, and whose ranges
+    other operands give too (so that the iteration space stays as it is).
+
+    A rule's generic is handed every operand of the op it differentiates, and
+    its body reads few of them (the share of `x + y` reads the gradient
+    alone); an input it does not read would keep that value alive and give
+    it a second user, which stops the interpreter fusing a chain of generics
+    (`interpreter.fusion`) and writing over a dying operand."""
+    unread: set[int] = set()
+    for k in range(inputs):
+        if block.args[k].uses:
+            continue
+        others = [m for j, m in enumerate(maps) if j != k and j not in unread]
+        if _told(maps[k]) <= set().union(*map(_told, others)):
+            unread.add(k)
+    return unread
 
 
 class UpstreamBuilder:
@@ -317,7 +342,8 @@ class UpstreamBuilder:
         body: Callable[[Self, Sequence[BlockArgument]], Sequence[SSAValue]],
     ) -> list[SSAValue]:
         """A `linalg.generic` whose body `body` builds with an emitter of its
-        own from the block's arguments (the scalars of inputs and outputs)."""
+        own from the block's arguments (the scalars of inputs and outputs).
+        The inputs that the body does not read are left out (`_unread`)."""
         from gradopt.dialect.upstream.linalg import GenericOp
 
         types = [element_of(v) for v in (*inputs, *outputs)]
@@ -331,6 +357,11 @@ class UpstreamBuilder:
         for dead in reversed(list(block.ops)[:-1]):
             if not dead.regions and not any(r.uses for r in dead.results):
                 block.erase_op(dead)
+        unread = _unread(block, len(inputs), maps)
+        for k in sorted(unread, reverse=True):
+            block.erase_arg(block.args[k])
+        inputs = [v for k, v in enumerate(inputs) if k not in unread]
+        maps = [m for k, m in enumerate(maps) if k not in unread]
         op = GenericOp(
             inputs,
             outputs,

@@ -56,7 +56,9 @@ from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.ops import FOLD_LIMIT, KernelOp
 from gradopt.dialect.ops.custom import CustomOp
+from gradopt.interpreter import owned as ownership
 from gradopt.interpreter.implicit import implicit_steps
+from gradopt.interpreter.owned import Owned
 from gradopt.support.floats import ignoring_float_errors
 
 Frame = list[object]
@@ -437,19 +439,30 @@ class _PlanBuilder:
     def same_value(self, op: Operation) -> SSAValue | None:
         """The operand that `op` gives back if it adds or subtracts a literal
         0 to an `index`, or multiplies it by 1 (the induction variable of a
-        loop from 0 by 1, `lb + k * step`): no step, the result is read
-        where the operand is."""
+        loop from 0 by 1, `lb + k * step`), or if it is a `linalg.generic`
+        that copies an input as it is (`linalg.identity_input`, whose kernel
+        returns that array): no step, the result is read where the operand
+        is."""
+        if op.name == "linalg.generic":
+            from gradopt.interpreter.linalg import identity_input  # see `action`
+
+            return identity_input(op)
         from gradopt.interpreter.scalar import same_index_operand
 
         return same_index_operand(op, self.literal)
 
     def add(self, op: Operation) -> None:
-        if (same := self.same_value(op)) is not None:
+        same = self.same_value(op)
+        if same is not None and same in self.index:  # not computed by a later op
             self.index[op.results[0]] = self.index[same]
             return
         action, operands = self.action(op)
         indices = tuple(self.index[v] for v in operands)
         kind = _kind(op)
+        if isinstance(action, Owned):  # an upstream op's new array
+            if ownership.ENABLED:
+                kind = _Kind(fresh=True, consumes=True, reusable=action.reusable)
+            action = action.kernel
         if len(op.results) == 1:
             index = self.index[op.results[0]] = self.new_index()
             if op.has_trait(ConstantLike):
@@ -505,7 +518,7 @@ class _PlanBuilder:
             value.flags.writeable = False
         return value
 
-    def action(self, op: Operation) -> tuple[Action, Sequence[SSAValue]]:
+    def action(self, op: Operation) -> tuple[Action | Owned, Sequence[SSAValue]]:
         """What running `op` calls, and the values it takes, in order."""
         if isinstance(op, KernelOp):
             return op.kernel(), op.operands

@@ -21,6 +21,7 @@ reduction of an input as it is) never reads an absorbed value.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -30,6 +31,7 @@ from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
+from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
 from gradopt.interpreter.linalg import (
     Env,
@@ -39,7 +41,9 @@ from gradopt.interpreter.linalg import (
     direct_inputs,
     prepare,
     structured_kernel,
+    writable_inputs,
 )
+from gradopt.interpreter.owned import Owned
 from gradopt.interpreter.scalar import Value
 
 ENABLED = True
@@ -132,16 +136,19 @@ class _Member:
     """Its block arguments and body values: dropped once it has run, so
     that a chain keeps no more arrays alive than its ops one by one."""
 
-    def run(self, values: Sequence[Value], env: Env) -> None:
-        """Its body, on its inputs from `values` and those already in `env`."""
+    def run(self, values: Sequence[Value], env: Env, out: np.ndarray | None) -> None:
+        """Its body, on its inputs from `values` and those already in `env`
+        (`out`: an operand's array that the body may write over)."""
         for arg, view, index in self.views:
             env[arg] = view(values[index])
         for value, index in self.outer:
             env[value] = values[index]
-        self.prepared.body(env)
+        self.prepared.body(env, out)
 
 
-def kernel_of(op: LinalgStructuredOperation) -> tuple[Kernel, list[SSAValue]]:
+def kernel_of(
+    op: LinalgStructuredOperation,
+) -> tuple[Kernel | Owned, list[SSAValue]]:
     """The kernel of `op` and of the ops it absorbs, and the values it
     takes."""
     chain = members(op)
@@ -152,10 +159,12 @@ def kernel_of(op: LinalgStructuredOperation) -> tuple[Kernel, list[SSAValue]]:
 
 def _fused_kernel(
     chain: list[LinalgStructuredOperation],
-) -> tuple[Kernel, list[SSAValue]]:
+) -> tuple[Kernel | Owned, list[SSAValue]]:
     """The kernel of the ops of `chain` (its root last), and the values it
     takes: each operand or outer value of a member that no member makes,
-    once."""
+    once. Its result is owned when the root's is; then a member may write
+    over the array of an operand that nothing else in the chain reads and
+    that it reads through an identity map (`linalg.writable_inputs`)."""
     root = chain[-1]
     made = {op.res[0]: op for op in chain[:-1]}
     operands: dict[SSAValue, int] = {}
@@ -163,15 +172,27 @@ def _fused_kernel(
     def position(value: SSAValue) -> int:
         return operands.setdefault(value, len(operands))
 
-    prepared = [prepare(op) for op in chain]
+    readers = _readers(chain)
+    spans: dict[SSAValue, frozenset[int]] = {}
     steps: list[_Member] = []
-    for op, structured in zip(chain, prepared, strict=True):
+    reusable: list[int] = []
+    for op in chain:
         values = [*op.inputs, *op.outputs]
+        block = op.body.block
+        fed = {a: spans[values[a.index]] for a in block.args if values[a.index] in made}
+        writable = [
+            a
+            for a in writable_inputs(op)
+            if values[a.index] not in made and readers[values[a.index]] == 1
+        ]
+        structured = prepare(op, writable, fed)
+        spans[op.res[0]] = structured.span
         views = tuple(
             (arg, view, position(values[arg.index]))
             for arg, view in structured.views
             if values[arg.index] not in made
         )
+        reusable += (position(values[a.index]) for a in structured.writable)
         outer = tuple((value, position(value)) for value in structured.outer)
         feeds: list[BlockArgument] = []
         if op is not root:
@@ -182,19 +203,18 @@ def _fused_kernel(
                 for i, value in enumerate(user.inputs)
                 if value is op.res[0]
             ]
-        block = op.body.block
         local = (*block.args, *(r for inner in block.ops for r in inner.results))
         dtype = structured.results[0].dtype
         steps.append(_Member(structured, views, outer, tuple(feeds), dtype, local))
-    last = prepared[-1]
+    last = steps[-1].prepared
     root_values = [*root.inputs, *root.outputs]
     at = tuple(None if v in made else position(v) for v in root_values)
     *producers, final = steps
 
-    def kernel(*values: Value) -> Value:
+    def kernel(*values: Value, out: np.ndarray | None = None) -> Value:
         env: Env = {}
         for member in producers:
-            member.run(values, env)
+            member.run(values, env, out)
             result = env[member.prepared.results[0].yielded]
             if getattr(result, "dtype", None) != member.dtype:
                 result = np.asarray(result).astype(member.dtype)
@@ -202,7 +222,25 @@ def _fused_kernel(
                 env.pop(value, None)
             for arg in member.feeds:
                 env[arg] = result
-        final.run(values, env)
+        final.run(values, env, out)
         return last.finish([None if i is None else values[i] for i in at], env)
 
-    return kernel, list(operands)
+    if not last.owned:
+        return kernel, list(operands)
+    return Owned(kernel, tuple(reusable)), list(operands)
+
+
+def _readers(chain: Sequence[LinalgStructuredOperation]) -> Counter[SSAValue]:
+    """How many times the kernel of `chain` reads each value: once for each
+    block argument that reads it, or use of it inside a body, and once more
+    for each operand of a root with a reduction loop (whose results read its
+    operands again once the body has run)."""
+    readers: Counter[SSAValue] = Counter()
+    for op in chain:
+        values = [*op.inputs, *op.outputs]
+        readers.update(values[a.index] for a in op.body.block.args if a.uses)
+        readers.update(captured(op))
+    root = chain[-1]
+    if any(kind.data != IteratorType.PARALLEL for kind in root.get_iterator_types()):
+        readers.update([*root.inputs, *root.outputs])
+    return readers

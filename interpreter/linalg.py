@@ -21,6 +21,11 @@ function of its operand arrays:
   (`acc + a * b`, as `matmul` and the convolutions are) is one `np.matmul` of
   the operands laid out as (batch, rows, inner) and (batch, inner, columns),
   as `grad.dot` computes it.
+- A result that is always a new array (a reduction's, or a ufunc's of the
+  body along every loop) is *owned* (`interpreter.owned`): the executor may
+  write later results over it, and passes the op an input that dies there,
+  read through the identity map, for the body to write over. A generic that
+  only copies an input is no step at all (`identity_input`).
 
 Nothing loops over elements in Python. What cannot be done this way (a map
 with `mod` or `floordiv`, a reduction body of another form, a dynamic shape)
@@ -30,9 +35,10 @@ is a located error naming the op, when the function is planned.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Protocol
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -63,6 +69,7 @@ from gradopt.dialect.errors import OpError
 from gradopt.dialect.kernels import select_bits, select_or_zero
 from gradopt.dialect.ops.elementwise import SELECT_BITS_FROM
 from gradopt.dialect.upstream.linalg import MapOp
+from gradopt.interpreter.owned import Owned
 from gradopt.interpreter.scalar import (
     REDUCTIONS,
     Value,
@@ -184,14 +191,34 @@ def _viewer(
 Env = dict[SSAValue, Value]
 
 
+class Body(Protocol):
+    """A body compiled by `body_program`: runs on the arrays in `env`, adding
+    its values there; `out` is the array of an operand that the body may
+    write over (one of its `writable` block arguments), or None."""
+
+    def __call__(self, env: Env, out: np.ndarray | None = None) -> None: ...
+
+
+Step = Callable[[Env, "np.ndarray | None"], None]
+
+
 def body_program(
-    op: Operation, block: Block, loops: Sequence[int], skip: set[Operation]
-) -> Callable[[Env], None]:
+    op: Operation,
+    block: Block,
+    loops: Sequence[int],
+    skip: set[Operation],
+    writable: Collection[BlockArgument] = (),
+) -> Body:
     """A function that runs the body's ops (but those in `skip`) on whole
     arrays, adding each result to the environment. An op computed by a NumPy
     ufunc writes its result over an operand that an earlier ufunc of the
     body made and nothing reads later (as NumPy's own expressions reuse
-    their temporaries): a chain of ops keeps one array alive, not one each."""
+    their temporaries): a chain of ops keeps one array alive, not one each.
+
+    It may also write over the array of a `writable` block argument, when
+    the run passes that array as `out` (an operand of the op that dies
+    there, see `interpreter.owned`): the last op to read the argument does,
+    if it reads it and nothing reads it after the body."""
     ops = [o for o in block.ops if o not in skip and not o.has_trait(IsTerminator)]
     last: dict[SSAValue, Operation] = {}
     for inner in ops:
@@ -203,22 +230,25 @@ def body_program(
         for o in ops
         if len(o.results) == 1 and _takes_out(_selector(o, loops) or function_of(o))
     }
-    steps: list[Callable[[Env], None]] = []
+    steps: list[Step] = []
     count = len(loops)
     for inner in ops:
-        reusable = tuple(
-            i
-            for i, v in enumerate(inner.operands)
-            if v in made
-            and v not in kept
-            and last[v] is inner
-            and v.type == inner.results[0].type
+        reusable, given = (
+            tuple(
+                i
+                for i, v in enumerate(inner.operands)
+                if v in values
+                and v not in kept
+                and last[v] is inner
+                and v.type == inner.results[0].type
+            )
+            for values in (made, writable)
         )
-        steps.append(_body_step(op, inner, loops, count, reusable))
+        steps.append(_body_step(op, inner, loops, count, reusable, given))
 
-    def run(env: Env) -> None:
+    def run(env: Env, out: np.ndarray | None = None) -> None:
         for step in steps:
-            step(env)
+            step(env, out)
 
     return run
 
@@ -229,7 +259,11 @@ def _body_step(
     loops: Sequence[int],
     count: int,
     reusable: tuple[int, ...],
-) -> Callable[[Env], None]:
+    given: tuple[int, ...],
+) -> Step:
+    """The step of `inner`; it writes over the operands at `reusable` (the
+    body's own temporaries) or, if the run passes the array of the operand
+    at `given` as `out`, over that one, when the result has its shape."""
     result = inner.results[0] if len(inner.results) == 1 else None
     if result is None:
         raise OpError(inner, "cannot be run in a linalg body: it has no single result")
@@ -240,14 +274,14 @@ def _body_step(
         indices = np.arange(loops[dim], dtype=np.int64).reshape(shape)
         indices.flags.writeable = False
 
-        def index(env: Env) -> None:
+        def index(env: Env, out: np.ndarray | None) -> None:
             env[result] = indices
 
         return index
     if isinstance(inner, arith.ConstantOp):
         value = constant(inner)
 
-        def literal(env: Env) -> None:
+        def literal(env: Env, out: np.ndarray | None) -> None:
             env[result] = value
 
         return literal
@@ -255,7 +289,7 @@ def _body_step(
         source, indices = inner.tensor, tuple(inner.indices)
         shape = _shape(source)
 
-        def gather(env: Env) -> None:
+        def gather(env: Env, out: np.ndarray | None) -> None:
             at = tuple(env[i] for i in indices)
             for axis, (where, size) in enumerate(zip(at, shape, strict=True)):
                 if np.any(np.less(where, 0)) or np.any(np.greater_equal(where, size)):
@@ -275,9 +309,9 @@ def _body_step(
     if not _takes_out(function) or (
         isinstance(inner, arith.SelectOp) and inner.lhs is inner.rhs
     ):  # bits are selected from both sides before either is written
-        reusable = ()
+        reusable = given = ()
 
-    def apply(env: Env) -> None:
+    def apply(env: Env, out: np.ndarray | None) -> None:
         values = [env[v] for v in operands]
         for i in reusable:
             target = values[i]
@@ -285,6 +319,13 @@ def _body_step(
             if isinstance(target, np.ndarray) and target.shape == shape:
                 env[result] = function(*values, out=target)
                 return
+        if out is not None:
+            for i in given:
+                if values[i] is out and out.shape == np.broadcast_shapes(
+                    *(np.shape(v) for v in values)
+                ):
+                    env[result] = function(*values, out=out)
+                    return
         env[result] = function(*values)
 
     return apply
@@ -513,8 +554,16 @@ class Structured:
     loops: tuple[int, ...]
     views: tuple[tuple[BlockArgument, Viewer], ...]
     outer: tuple[SSAValue, ...]
-    body: Callable[[Env], None]
+    body: Body
     results: tuple[_Result, ...]
+    span: frozenset[int]
+    """The loops along which the array that the body yields (the first)
+    varies (see `_spans`)."""
+    owned: bool
+    """Whether its one result is a new array of rank >= 1 that nothing else
+    refers to (see `interpreter.owned`)."""
+    writable: tuple[BlockArgument, ...]
+    """The block arguments whose arrays the body may write over (`out`)."""
 
     def finish(self, values: Sequence[Value], env: Env) -> Value:
         """The op's result (a tuple for several) once its body has run."""
@@ -523,9 +572,16 @@ class Structured:
         return tuple(r.compute(values, env) for r in self.results)
 
 
-def prepare(op: LinalgStructuredOperation) -> Structured:
+def prepare(
+    op: LinalgStructuredOperation,
+    writable: Collection[BlockArgument] = (),
+    fed: Mapping[BlockArgument, frozenset[int]] | None = None,
+) -> Structured:
     """`op` prepared for running; an `OpError` for a form this module does
-    not run."""
+    not run. `writable`: the block arguments that may be written over if
+    the result is owned (candidates from `writable_inputs`); `fed`: the
+    spans of the block arguments that an earlier op of a fused chain gives
+    their arrays as they are (`interpreter.fusion`)."""
     if not op.res:
         raise OpError(op, "cannot be run: only linalg on tensors runs, not on memrefs")
     maps = [m.data for m in op.get_indexing_maps()]
@@ -548,25 +604,151 @@ def prepare(op: LinalgStructuredOperation) -> Structured:
         for j, value in enumerate(terminator.operands)
     )
     skip = {o for r in results for o in r.skipped}
-    body = body_program(op, block, loops, skip)
+    read = {
+        a: frozenset(
+            d
+            for r in maps[a.index].results
+            for d in _linear(op, r, maps[a.index]).coefficients
+        )
+        if isinstance(operands[a.index].type, ShapedType)
+        else frozenset()
+        for a in block.args
+    }
+    spans = _spans(block, {**read, **(fed or {})})
+    span = spans.get(terminator.operands[0], frozenset()) if results else frozenset()
+    owned = len(results) == 1 and _owned(results[0], span, loops, skip, block)
+    writable = tuple(writable) if owned else ()
+    body = body_program(op, block, loops, skip, writable)
     views = tuple((a, viewers[a.index]) for a in block.args if a.uses)
-    return Structured(op, loops, views, tuple(captured(op)), body, results)
+    return Structured(
+        op, loops, views, tuple(captured(op)), body, results, span, owned, writable
+    )
 
 
-def structured_kernel(op: LinalgStructuredOperation) -> tuple[Kernel, list[SSAValue]]:
+def _spans(
+    block: Block, read: Mapping[BlockArgument, frozenset[int]]
+) -> dict[SSAValue, frozenset[int]]:
+    """The loops along which each value of the body varies (its array has
+    their sizes on those axes and 1 on the others): a block argument along
+    those in `read` (the loops its map reads, or for one fed by an earlier
+    op of a fused chain, those of that op's array), `linalg.index d` along
+    d, a literal or an outer value along none, any other op along those of
+    its operands."""
+    spans: dict[SSAValue, frozenset[int]] = {a: span for a, span in read.items()}
+    for inner in block.ops:
+        if isinstance(inner, IndexOp):
+            span = frozenset((inner.dim.value.data,))
+        else:
+            span = frozenset().union(
+                *(spans.get(v, frozenset()) for v in inner.operands)
+            )
+        spans.update(dict.fromkeys(inner.results, span))
+    return spans
+
+
+def _owned(
+    result: _Result,
+    span: frozenset[int],
+    loops: Sequence[int],
+    skip: set[Operation],
+    block: Block,
+) -> bool:
+    """Whether `result` is always a new array of rank >= 1 that nothing else
+    refers to: a reduction's (a NumPy reduction or matrix product, combined
+    with the init by a ufunc or a function that makes a new array), or a
+    parallel result that a ufunc of the body (or a bit-selecting select)
+    computes along every loop, so that it is no broadcast."""
+    if not result.shape:
+        return False
+    if result.reduction is not None:
+        return True
+    if result.reductions:  # the init passes through
+        return False
+    owner = result.yielded.owner
+    if (
+        not isinstance(owner, Operation)
+        or owner in skip
+        or owner.parent_block() is not block
+    ):
+        return False
+    function = _selector(owner, loops) or function_of(owner)
+    full = all(d in span or n == 1 for d, n in enumerate(loops))
+    return full and _takes_out(function)
+
+
+def writable_inputs(op: LinalgStructuredOperation) -> list[BlockArgument]:
+    """The block arguments of `op` whose operand arrays its body could write
+    over: those of inputs read through identity maps (the operand's array
+    is the body's value), when `op` has one result and no reduction loop (a
+    reduction may read its inputs again once the body has run). The caller
+    keeps those whose operand no other block argument or outer use reads."""
+    if len(op.res) != 1 or any(
+        kind.data != IteratorType.PARALLEL for kind in op.get_iterator_types()
+    ):
+        return []
+    maps = op.get_indexing_maps().data
+    block = op.body.block
+    return [
+        block.args[k]
+        for k in range(len(op.inputs))
+        if block.args[k].uses
+        and maps[k].data == AffineMap.identity(maps[k].data.num_dims)
+        and isinstance(op.inputs[k].type, ShapedType)
+    ]
+
+
+def identity_input(op: Operation) -> SSAValue | None:
+    """The input that `op` gives back as it is, if it is a structured op of
+    parallel loops whose body only yields the element of an input read
+    through the identity map, written through the identity map into a
+    result of the input's type (a copy, as IREE writes them and as a share
+    that is the gradient itself is); None for any other op."""
+    if not isinstance(op, LinalgStructuredOperation) or len(op.res) != 1:
+        return None
+    block = op.body.block
+    if block.first_op is not block.last_op or block.last_op is None:
+        return None
+    (yielded,) = block.last_op.operands
+    if not isinstance(yielded, BlockArgument) or yielded.index >= len(op.inputs):
+        return None
+    maps = op.get_indexing_maps().data
+    identity = AffineMap.identity(len(op.get_iterator_types()))
+    source = op.inputs[yielded.index]
+    if (
+        maps[yielded.index].data != identity
+        or maps[-1].data != identity
+        or source.type != op.res[0].type
+        or any(k.data != IteratorType.PARALLEL for k in op.get_iterator_types())
+    ):
+        return None
+    return source
+
+
+def structured_kernel(
+    op: LinalgStructuredOperation,
+) -> tuple[Kernel | Owned, list[SSAValue]]:
     """The kernel of a structured op on tensors, and the values it takes: the
-    inputs, the outputs, then the outer values its body reads."""
-    prepared = prepare(op)
+    inputs, the outputs, then the outer values its body reads. An owned
+    result (`Structured.owned`) may be written over an input that it alone
+    reads, through an identity map, if it dies there."""
+    operands = [*op.inputs, *op.outputs, *captured(op)]
+    values_of = [*op.inputs, *op.outputs]
+    writable = [
+        a for a in writable_inputs(op) if operands.count(values_of[a.index]) == 1
+    ]
+    prepared = prepare(op, writable)
     views, outer, body = prepared.views, prepared.outer, prepared.body
     finish, count = prepared.finish, len(op.inputs) + len(op.outputs)
 
-    def kernel(*values: Value) -> Value:
+    def kernel(*values: Value, out: np.ndarray | None = None) -> Value:
         env: Env = {arg: view(values[arg.index]) for arg, view in views}
         env.update(zip(outer, values[count:], strict=True))
-        body(env)
+        body(env, out)
         return finish(values, env)
 
-    return kernel, [*op.inputs, *op.outputs, *outer]
+    if not prepared.owned:
+        return kernel, operands
+    return Owned(kernel, tuple(a.index for a in prepared.writable)), operands
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from gradopt.interpreter import tensor
 from gradopt.interpreter.folds import fold_kernel, folds
 from gradopt.interpreter.fusion import kernel_of as chain_kernel
 from gradopt.interpreter.linalg_ext import kernel_of as ext_kernel
+from gradopt.interpreter.owned import Owned
 from gradopt.interpreter.scalar import (
     REDUCTIONS,
     Value,
@@ -58,7 +59,7 @@ def writes_nothing(op: Operation) -> bool:
 
 def kernel_of(
     op: Operation, plan: Callable[[Operation, int], Plan]
-) -> tuple[Kernel, Sequence[SSAValue]] | None:
+) -> tuple[Kernel | Owned, Sequence[SSAValue]] | None:
     """The kernel of `op` and the values it takes, None if `op` is of none of
     the dialects this module runs; an `OpError` if it is but cannot run.
     `plan(op, i)` plans region `i` of `op` on the values it captures."""
@@ -66,7 +67,7 @@ def kernel_of(
         value = constant(op)
         return (lambda: value), ()
     if (function := index_function(op) or function_of(op)) is not None:
-        return function, op.operands
+        return _elementwise(op, function), op.operands
     if (found := tensor.kernel_of(op)) is not None:
         return found
     if isinstance(op, LinalgStructuredOperation):
@@ -86,6 +87,20 @@ def kernel_of(
     if writes_nothing(op):
         raise OpError(op, "cannot be run by gradopt's interpreter")
     return None
+
+
+def _elementwise(op: Operation, function: Kernel) -> Kernel | Owned:
+    """An `arith` or `math` op's function; on tensors of rank >= 1, a ufunc
+    makes a new array, and may write it over an operand of the result's type
+    (`out=`), as the kernels of `grad` ops do."""
+    type = op.results[0].type
+    if not isinstance(function, np.ufunc) or not (
+        isinstance(type, ShapedType) and type.get_shape()
+    ):
+        return function
+    return Owned(
+        function, tuple(i for i, v in enumerate(op.operands) if v.type == type)
+    )
 
 
 def _broadcast(op: BroadcastOp) -> Kernel:

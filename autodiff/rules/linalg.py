@@ -5,7 +5,8 @@ construction.
 
 The share to operand x_k of a structured op is ONE new `linalg.generic`
 over the same iteration space: it reads the op's operands through their maps
-and each result's gradient g_j through the result's map, rebuilds the body,
+and each result's gradient g_j through the result's map (those its body
+reads: `Emitter.generic` leaves the others out), rebuilds the body,
 walks it backward (the scalar `arith`/`math` rules, `backward_walk`) from
 each result seeded with the element of g_j, and writes the element share of
 x_k through x_k's map: the dims of that map are parallel, the others are
@@ -610,14 +611,19 @@ def _window_share(
         sub = _substituted(s, dict(zip(window, position, strict=True)))
         placed = sub.maps[k]
         sub_ranges = [ranges[d] for d in range(len(ranges)) if d not in window]
-        sub = _sliced(e, sub, sub_ranges)
         offsets, sizes, strides, results = _geometry(placed, sub_ranges)
         kept = [r for r in results if isinstance(r, AffineDimExpr)]
         written = AffineMap(len(sub_ranges), 0, tuple(kept))
         out = TensorType(f32, [sub_ranges[r.position] for r in kept])
+        sliced = sub.inputs
+        sub = _sliced(e, sub, sub_ranges)
         share = _body_share(
             e, sub, form, j, lambda _, args: args[k], extra, written, out
         )
+        for value, was in zip(sub.inputs, sliced, strict=True):
+            if value is not was and isinstance(value, OpResult) and not value.uses:
+                value.op.detach()  # a slice that the share does not read
+                value.op.erase()
         old = e.static_slice(total, None, offsets, sizes, strides, out)
         total = e.static_slice(
             e.addf(old, share), total, offsets, sizes, strides, x.type

@@ -5,7 +5,9 @@
 // SPEC §10.2, linalg: the share to each operand of a structured op is ONE new
 // linalg.generic over the same iteration space that rebuilds the body, walks
 // it backward from the element of g and writes through the operand's map
-// (its dims parallel, the others reductions adding onto +0.0).
+// (its dims parallel, the others reductions adding onto +0.0). It takes only
+// the operands its body reads (no tensor.empty init, no operand the
+// derivative does not need).
 // NOGRAD-NOT: = grad.
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -34,23 +36,23 @@ func.func @parallel(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %ct: tensor<2x3xf32>
 // CHECK-NEXT:      linalg.yield %s : f32
 // CHECK-NEXT:    } -> tensor<2x3xf32>
 // CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<2x3xf32>
-// CHECK-NEXT:    %ga = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %b, %e, %ct : tensor<2x3xf32>, tensor<3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) outs(%0 : tensor<2x3xf32>) {
-// CHECK-NEXT:    ^bb0(%1: f32, %2: f32, %3: f32, %4: f32, %5: f32):
+// CHECK-NEXT:    %ga = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %b, %ct : tensor<2x3xf32>, tensor<3xf32>, tensor<2x3xf32>) outs(%0 : tensor<2x3xf32>) {
+// CHECK-NEXT:    ^bb0(%1: f32, %2: f32, %3: f32, %4: f32):
 // CHECK-NEXT:      %m_1 = arith.mulf %1, %2 : f32
-// CHECK-NEXT:      %6 = math.cos %m_1 : f32
-// CHECK-NEXT:      %7 = arith.mulf %4, %6 : f32
-// CHECK-NEXT:      %8 = arith.mulf %7, %2 : f32
-// CHECK-NEXT:      linalg.yield %8 : f32
+// CHECK-NEXT:      %5 = math.cos %m_1 : f32
+// CHECK-NEXT:      %6 = arith.mulf %3, %5 : f32
+// CHECK-NEXT:      %7 = arith.mulf %6, %2 : f32
+// CHECK-NEXT:      linalg.yield %7 : f32
 // CHECK-NEXT:    } -> tensor<2x3xf32>
-// CHECK-NEXT:    %9 = arith.constant dense<0.000000e+00> : tensor<3xf32>
-// CHECK-NEXT:    %gb = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a, %b, %e, %ct : tensor<2x3xf32>, tensor<3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) outs(%9 : tensor<3xf32>) {
-// CHECK-NEXT:    ^bb0(%10: f32, %11: f32, %12: f32, %13: f32, %14: f32):
-// CHECK-NEXT:      %m_2 = arith.mulf %10, %11 : f32
-// CHECK-NEXT:      %15 = math.cos %m_2 : f32
-// CHECK-NEXT:      %16 = arith.mulf %13, %15 : f32
-// CHECK-NEXT:      %17 = arith.mulf %16, %10 : f32
-// CHECK-NEXT:      %18 = arith.addf %14, %17 : f32
-// CHECK-NEXT:      linalg.yield %18 : f32
+// CHECK-NEXT:    %8 = arith.constant dense<0.000000e+00> : tensor<3xf32>
+// CHECK-NEXT:    %gb = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a, %b, %ct : tensor<2x3xf32>, tensor<3xf32>, tensor<2x3xf32>) outs(%8 : tensor<3xf32>) {
+// CHECK-NEXT:    ^bb0(%9: f32, %10: f32, %11: f32, %12: f32):
+// CHECK-NEXT:      %m_2 = arith.mulf %9, %10 : f32
+// CHECK-NEXT:      %13 = math.cos %m_2 : f32
+// CHECK-NEXT:      %14 = arith.mulf %11, %13 : f32
+// CHECK-NEXT:      %15 = arith.mulf %14, %9 : f32
+// CHECK-NEXT:      %16 = arith.addf %12, %15 : f32
+// CHECK-NEXT:      linalg.yield %16 : f32
 // CHECK-NEXT:    } -> tensor<3xf32>
 // CHECK-NEXT:    func.return %ga, %gb : tensor<2x3xf32>, tensor<3xf32>
 
@@ -79,12 +81,12 @@ func.func @sum_rows(%a: tensor<2x3xf32>, %init: tensor<2xf32>, %ct: tensor<2xf32
 // CHECK-NEXT:      linalg.yield %r : f32
 // CHECK-NEXT:    } -> tensor<2xf32>
 // CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<2x3xf32>
-// CHECK-NEXT:    %ga = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %init, %ct : tensor<2x3xf32>, tensor<2xf32>, tensor<2xf32>) outs(%0 : tensor<2x3xf32>) {
-// CHECK-NEXT:    ^bb0(%1: f32, %2: f32, %3: f32, %4: f32):
-// CHECK-NEXT:      %5 = arith.mulf %3, %1 : f32
-// CHECK-NEXT:      %6 = arith.mulf %3, %1 : f32
-// CHECK-NEXT:      %7 = arith.addf %5, %6 : f32
-// CHECK-NEXT:      linalg.yield %7 : f32
+// CHECK-NEXT:    %ga = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %ct : tensor<2x3xf32>, tensor<2xf32>) outs(%0 : tensor<2x3xf32>) {
+// CHECK-NEXT:    ^bb0(%1: f32, %2: f32, %3: f32):
+// CHECK-NEXT:      %4 = arith.mulf %2, %1 : f32
+// CHECK-NEXT:      %5 = arith.mulf %2, %1 : f32
+// CHECK-NEXT:      %6 = arith.addf %4, %5 : f32
+// CHECK-NEXT:      linalg.yield %6 : f32
 // CHECK-NEXT:    } -> tensor<2x3xf32>
 // CHECK-NEXT:    func.return %ga, %ct : tensor<2x3xf32>, tensor<2xf32>
 
@@ -125,24 +127,24 @@ func.func @max_rows(%a: tensor<2x3xf32>, %init: tensor<2xf32>, %ct: tensor<2xf32
 // CHECK-NEXT:      %14 = arith.select %10, %11, %12 : f32
 // CHECK-NEXT:      linalg.yield %14 : f32
 // CHECK-NEXT:    } -> tensor<2xf32>
-// CHECK-NEXT:    %15 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a, %init, %y : tensor<2x3xf32>, tensor<2xf32>, tensor<2xf32>) outs(%9 : tensor<2xf32>) {
-// CHECK-NEXT:    ^bb0(%16: f32, %17: f32, %18: f32, %19: f32):
-// CHECK-NEXT:      %20 = arith.cmpf oeq, %16, %18 : f32
-// CHECK-NEXT:      %21 = arith.constant 1.000000e+00 : f32
-// CHECK-NEXT:      %22 = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:      %23 = arith.select %20, %21, %22 : f32
-// CHECK-NEXT:      %24 = arith.addf %19, %23 : f32
-// CHECK-NEXT:      linalg.yield %24 : f32
+// CHECK-NEXT:    %15 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a, %y : tensor<2x3xf32>, tensor<2xf32>) outs(%9 : tensor<2xf32>) {
+// CHECK-NEXT:    ^bb0(%16: f32, %17: f32, %18: f32):
+// CHECK-NEXT:      %19 = arith.cmpf oeq, %16, %17 : f32
+// CHECK-NEXT:      %20 = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:      %21 = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %22 = arith.select %19, %20, %21 : f32
+// CHECK-NEXT:      %23 = arith.addf %18, %22 : f32
+// CHECK-NEXT:      linalg.yield %23 : f32
 // CHECK-NEXT:    } -> tensor<2xf32>
-// CHECK-NEXT:    %25 = arith.divf %6, %15 : tensor<2xf32>
-// CHECK-NEXT:    %26 = arith.constant dense<0.000000e+00> : tensor<2x3xf32>
-// CHECK-NEXT:    %ga = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %init, %ct, %25, %y : tensor<2x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) outs(%26 : tensor<2x3xf32>) {
-// CHECK-NEXT:    ^bb0(%27: f32, %28: f32, %29: f32, %30: f32, %31: f32, %32: f32):
-// CHECK-NEXT:      %33 = arith.cmpf oeq, %27, %31 : f32
-// CHECK-NEXT:      %34 = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:      %35 = arith.select %33, %29, %34 : f32
-// CHECK-NEXT:      %36 = arith.mulf %35, %30 : f32
-// CHECK-NEXT:      linalg.yield %36 : f32
+// CHECK-NEXT:    %24 = arith.divf %6, %15 : tensor<2xf32>
+// CHECK-NEXT:    %25 = arith.constant dense<0.000000e+00> : tensor<2x3xf32>
+// CHECK-NEXT:    %ga = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %ct, %24, %y : tensor<2x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) outs(%25 : tensor<2x3xf32>) {
+// CHECK-NEXT:    ^bb0(%26: f32, %27: f32, %28: f32, %29: f32, %30: f32):
+// CHECK-NEXT:      %31 = arith.cmpf oeq, %26, %29 : f32
+// CHECK-NEXT:      %32 = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %33 = arith.select %31, %27, %32 : f32
+// CHECK-NEXT:      %34 = arith.mulf %33, %28 : f32
+// CHECK-NEXT:      linalg.yield %34 : f32
 // CHECK-NEXT:    } -> tensor<2x3xf32>
 // CHECK-NEXT:    func.return %ga : tensor<2x3xf32>
 
@@ -163,26 +165,26 @@ func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %z: f32, %ct: tensor
 // CHECK-NEXT:    %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x4xf32>) -> tensor<2x4xf32>
 // CHECK-NEXT:    %y = linalg.matmul ins(%a, %b : tensor<2x3xf32>, tensor<3x4xf32>) outs(%f : tensor<2x4xf32>) -> tensor<2x4xf32>
 // CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<2x3xf32>
-// CHECK-NEXT:    %ga = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b, %f, %ct : tensor<2x3xf32>, tensor<3x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) outs(%0 : tensor<2x3xf32>) {
-// CHECK-NEXT:    ^bb0(%1: f32, %2: f32, %3: f32, %4: f32, %5: f32):
-// CHECK-NEXT:      %6 = arith.mulf %4, %2 : f32
-// CHECK-NEXT:      %7 = arith.addf %5, %6 : f32
-// CHECK-NEXT:      linalg.yield %7 : f32
+// CHECK-NEXT:    %ga = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%b, %ct : tensor<3x4xf32>, tensor<2x4xf32>) outs(%0 : tensor<2x3xf32>) {
+// CHECK-NEXT:    ^bb0(%1: f32, %2: f32, %3: f32):
+// CHECK-NEXT:      %4 = arith.mulf %2, %1 : f32
+// CHECK-NEXT:      %5 = arith.addf %3, %4 : f32
+// CHECK-NEXT:      linalg.yield %5 : f32
 // CHECK-NEXT:    } -> tensor<2x3xf32>
-// CHECK-NEXT:    %8 = arith.constant dense<0.000000e+00> : tensor<3x4xf32>
-// CHECK-NEXT:    %gb = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d2, d1)>], iterator_types = ["reduction", "parallel", "parallel"]} ins(%a, %b, %f, %ct : tensor<2x3xf32>, tensor<3x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) outs(%8 : tensor<3x4xf32>) {
-// CHECK-NEXT:    ^bb0(%9: f32, %10: f32, %11: f32, %12: f32, %13: f32):
-// CHECK-NEXT:      %14 = arith.mulf %12, %9 : f32
-// CHECK-NEXT:      %15 = arith.addf %13, %14 : f32
-// CHECK-NEXT:      linalg.yield %15 : f32
+// CHECK-NEXT:    %6 = arith.constant dense<0.000000e+00> : tensor<3x4xf32>
+// CHECK-NEXT:    %gb = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d2, d1)>], iterator_types = ["reduction", "parallel", "parallel"]} ins(%a, %ct : tensor<2x3xf32>, tensor<2x4xf32>) outs(%6 : tensor<3x4xf32>) {
+// CHECK-NEXT:    ^bb0(%7: f32, %8: f32, %9: f32):
+// CHECK-NEXT:      %10 = arith.mulf %8, %7 : f32
+// CHECK-NEXT:      %11 = arith.addf %9, %10 : f32
+// CHECK-NEXT:      linalg.yield %11 : f32
 // CHECK-NEXT:    } -> tensor<3x4xf32>
-// CHECK-NEXT:    %16 = arith.constant dense<0.000000e+00> : tensor<f32>
-// CHECK-NEXT:    %17 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%ct : tensor<2x4xf32>) outs(%16 : tensor<f32>) {
-// CHECK-NEXT:    ^bb0(%18: f32, %19: f32):
-// CHECK-NEXT:      %20 = arith.addf %19, %18 : f32
-// CHECK-NEXT:      linalg.yield %20 : f32
+// CHECK-NEXT:    %12 = arith.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %13 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%ct : tensor<2x4xf32>) outs(%12 : tensor<f32>) {
+// CHECK-NEXT:    ^bb0(%14: f32, %15: f32):
+// CHECK-NEXT:      %16 = arith.addf %15, %14 : f32
+// CHECK-NEXT:      linalg.yield %16 : f32
 // CHECK-NEXT:    } -> tensor<f32>
-// CHECK-NEXT:    %gz = tensor.extract %17[] : tensor<f32>
+// CHECK-NEXT:    %gz = tensor.extract %13[] : tensor<f32>
 // CHECK-NEXT:    func.return %ga, %gb, %gz : tensor<2x3xf32>, tensor<3x4xf32>, f32
 
 // -----
@@ -206,10 +208,10 @@ func.func @size_one(%a: tensor<2x1xf32>, %ct: tensor<2x3xf32>) -> tensor<2x1xf32
 // CHECK-NEXT:      linalg.yield %x : f32
 // CHECK-NEXT:    } -> tensor<2x3xf32>
 // CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<2xf32>
-// CHECK-NEXT:    %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a, %e, %ct : tensor<2x1xf32>, tensor<2x3xf32>, tensor<2x3xf32>) outs(%0 : tensor<2xf32>) {
-// CHECK-NEXT:    ^bb0(%2: f32, %3: f32, %4: f32, %5: f32):
-// CHECK-NEXT:      %6 = arith.addf %5, %4 : f32
-// CHECK-NEXT:      linalg.yield %6 : f32
+// CHECK-NEXT:    %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%ct : tensor<2x3xf32>) outs(%0 : tensor<2xf32>) {
+// CHECK-NEXT:    ^bb0(%2: f32, %3: f32):
+// CHECK-NEXT:      %4 = arith.addf %3, %2 : f32
+// CHECK-NEXT:      linalg.yield %4 : f32
 // CHECK-NEXT:    } -> tensor<2xf32>
 // CHECK-NEXT:    %g = tensor.expand_shape %1 [[0 : i64, 1 : i64]] output_shape [2, 1] : tensor<2xf32> into tensor<2x1xf32>
 // CHECK-NEXT:    func.return %g : tensor<2x1xf32>
@@ -218,7 +220,8 @@ func.func @size_one(%a: tensor<2x1xf32>, %ct: tensor<2x3xf32>) -> tensor<2x1xf32
 
 // A window map (`d0 * 2 + d1`, a strided sum pool as IREE writes
 // reduce_window): per window position, one generic over the other loops
-// reading the strided slice of the input, added at its place.
+// (reading the strided slice of the input where its body needs it: a sum's
+// does not), added at its place.
 func.func @window(%a: tensor<5xf32>, %w: tensor<2xf32>, %init: tensor<2xf32>, %ct: tensor<2xf32>) -> tensor<5xf32> {
   %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0 * 2 + d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a, %w : tensor<5xf32>, tensor<2xf32>) outs(%init : tensor<2xf32>) {
   ^bb0(%x: f32, %k: f32, %o: f32):
@@ -236,24 +239,21 @@ func.func @window(%a: tensor<5xf32>, %w: tensor<2xf32>, %init: tensor<2xf32>, %c
 // CHECK-NEXT:      linalg.yield %r : f32
 // CHECK-NEXT:    } -> tensor<2xf32>
 // CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<5xf32>
-// CHECK-NEXT:    %1 = tensor.extract_slice %a[0] [2] [2] : tensor<5xf32> to tensor<2xf32>
-// CHECK-NEXT:    %2 = arith.constant dense<0.000000e+00> : tensor<2xf32>
-// CHECK-NEXT:    %3 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%1, %w, %init, %ct : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) outs(%2 : tensor<2xf32>) {
-// CHECK-NEXT:    ^bb0(%4: f32, %5: f32, %6: f32, %7: f32, %8: f32):
-// CHECK-NEXT:      linalg.yield %7 : f32
+// CHECK-NEXT:    %1 = arith.constant dense<0.000000e+00> : tensor<2xf32>
+// CHECK-NEXT:    %2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%ct : tensor<2xf32>) outs(%1 : tensor<2xf32>) {
+// CHECK-NEXT:    ^bb0(%3: f32, %4: f32):
+// CHECK-NEXT:      linalg.yield %3 : f32
 // CHECK-NEXT:    } -> tensor<2xf32>
-// CHECK-NEXT:    %9 = tensor.extract_slice %0[0] [2] [2] : tensor<5xf32> to tensor<2xf32>
-// CHECK-NEXT:    %10 = arith.addf %9, %3 : tensor<2xf32>
-// CHECK-NEXT:    %11 = tensor.insert_slice %10 into %0[0] [2] [2] : tensor<2xf32> into tensor<5xf32>
-// CHECK-NEXT:    %12 = tensor.extract_slice %a[1] [2] [2] : tensor<5xf32> to tensor<2xf32>
-// CHECK-NEXT:    %13 = tensor.extract_slice %w[1] [1] [1] : tensor<2xf32> to tensor<1xf32>
-// CHECK-NEXT:    %14 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%12, %13, %init, %ct : tensor<2xf32>, tensor<1xf32>, tensor<2xf32>, tensor<2xf32>) outs(%2 : tensor<2xf32>) {
-// CHECK-NEXT:    ^bb0(%15: f32, %16: f32, %17: f32, %18: f32, %19: f32):
-// CHECK-NEXT:      linalg.yield %18 : f32
+// CHECK-NEXT:    %5 = tensor.extract_slice %0[0] [2] [2] : tensor<5xf32> to tensor<2xf32>
+// CHECK-NEXT:    %6 = arith.addf %5, %2 : tensor<2xf32>
+// CHECK-NEXT:    %7 = tensor.insert_slice %6 into %0[0] [2] [2] : tensor<2xf32> into tensor<5xf32>
+// CHECK-NEXT:    %8 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%ct : tensor<2xf32>) outs(%1 : tensor<2xf32>) {
+// CHECK-NEXT:    ^bb0(%9: f32, %10: f32):
+// CHECK-NEXT:      linalg.yield %9 : f32
 // CHECK-NEXT:    } -> tensor<2xf32>
-// CHECK-NEXT:    %20 = tensor.extract_slice %11[1] [2] [2] : tensor<5xf32> to tensor<2xf32>
-// CHECK-NEXT:    %21 = arith.addf %20, %14 : tensor<2xf32>
-// CHECK-NEXT:    %g = tensor.insert_slice %21 into %11[1] [2] [2] : tensor<2xf32> into tensor<5xf32>
+// CHECK-NEXT:    %11 = tensor.extract_slice %7[1] [2] [2] : tensor<5xf32> to tensor<2xf32>
+// CHECK-NEXT:    %12 = arith.addf %11, %8 : tensor<2xf32>
+// CHECK-NEXT:    %g = tensor.insert_slice %12 into %7[1] [2] [2] : tensor<2xf32> into tensor<5xf32>
 // CHECK-NEXT:    func.return %g : tensor<5xf32>
 
 // -----
@@ -280,21 +280,21 @@ func.func @map(%a: tensor<3xf32>, %b: tensor<3xf32>, %ct: tensor<3xf32>) -> (ten
 // CHECK-NEXT:      linalg.yield %s : f32
 // CHECK-NEXT:    }
 // CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<3xf32>
-// CHECK-NEXT:    %ga = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %b, %e, %ct : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) outs(%0 : tensor<3xf32>) {
-// CHECK-NEXT:    ^bb0(%1: f32, %2: f32, %3: f32, %4: f32, %5: f32):
+// CHECK-NEXT:    %ga = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %b, %ct : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) outs(%0 : tensor<3xf32>) {
+// CHECK-NEXT:    ^bb0(%1: f32, %2: f32, %3: f32, %4: f32):
 // CHECK-NEXT:      %m_1 = arith.mulf %1, %2 : f32
-// CHECK-NEXT:      %6 = math.cos %m_1 : f32
-// CHECK-NEXT:      %7 = arith.mulf %4, %6 : f32
-// CHECK-NEXT:      %8 = arith.mulf %7, %2 : f32
-// CHECK-NEXT:      linalg.yield %8 : f32
+// CHECK-NEXT:      %5 = math.cos %m_1 : f32
+// CHECK-NEXT:      %6 = arith.mulf %3, %5 : f32
+// CHECK-NEXT:      %7 = arith.mulf %6, %2 : f32
+// CHECK-NEXT:      linalg.yield %7 : f32
 // CHECK-NEXT:    } -> tensor<3xf32>
-// CHECK-NEXT:    %gb = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %b, %e, %ct : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) outs(%0 : tensor<3xf32>) {
-// CHECK-NEXT:    ^bb0(%9: f32, %10: f32, %11: f32, %12: f32, %13: f32):
-// CHECK-NEXT:      %m_2 = arith.mulf %9, %10 : f32
-// CHECK-NEXT:      %14 = math.cos %m_2 : f32
-// CHECK-NEXT:      %15 = arith.mulf %12, %14 : f32
-// CHECK-NEXT:      %16 = arith.mulf %15, %9 : f32
-// CHECK-NEXT:      linalg.yield %16 : f32
+// CHECK-NEXT:    %gb = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %b, %ct : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) outs(%0 : tensor<3xf32>) {
+// CHECK-NEXT:    ^bb0(%8: f32, %9: f32, %10: f32, %11: f32):
+// CHECK-NEXT:      %m_2 = arith.mulf %8, %9 : f32
+// CHECK-NEXT:      %12 = math.cos %m_2 : f32
+// CHECK-NEXT:      %13 = arith.mulf %10, %12 : f32
+// CHECK-NEXT:      %14 = arith.mulf %13, %8 : f32
+// CHECK-NEXT:      linalg.yield %14 : f32
 // CHECK-NEXT:    } -> tensor<3xf32>
 // CHECK-NEXT:    func.return %ga, %gb : tensor<3xf32>, tensor<3xf32>
 
@@ -332,25 +332,25 @@ func.func @gather(%a: tensor<4xf32>, %table: tensor<4xf32>, %ct: tensor<4xf32>) 
 // CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<4xf32>
 // CHECK-NEXT:    %1 = tensor.empty() : tensor<4xf32>
 // CHECK-NEXT:    %2 = tensor.empty() : tensor<4xi64>
-// CHECK-NEXT:    %3, %4 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %e, %ct : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) outs(%1, %2 : tensor<4xf32>, tensor<4xi64>) {
-// CHECK-NEXT:    ^bb0(%5: f32, %6: f32, %7: f32, %8: f32, %9: i64):
+// CHECK-NEXT:    %3, %4 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %ct : tensor<4xf32>, tensor<4xf32>) outs(%1, %2 : tensor<4xf32>, tensor<4xi64>) {
+// CHECK-NEXT:    ^bb0(%5: f32, %6: f32, %7: f32, %8: i64):
 // CHECK-NEXT:      %i_1 = linalg.index 0 : index
 // CHECK-NEXT:      %c3_1 = arith.constant 3 : index
 // CHECK-NEXT:      %r_1 = arith.subi %c3_1, %i_1 : index
-// CHECK-NEXT:      %10 = arith.mulf %7, %5 : f32
-// CHECK-NEXT:      %11 = arith.index_cast %r_1 : index to i64
-// CHECK-NEXT:      linalg.yield %10, %11 : f32, i64
+// CHECK-NEXT:      %9 = arith.mulf %6, %5 : f32
+// CHECK-NEXT:      %10 = arith.index_cast %r_1 : index to i64
+// CHECK-NEXT:      linalg.yield %9, %10 : f32, i64
 // CHECK-NEXT:    } -> (tensor<4xf32>, tensor<4xi64>)
-// CHECK-NEXT:    %12 = arith.constant 0 : index
-// CHECK-NEXT:    %13 = arith.constant 4 : index
-// CHECK-NEXT:    %14 = arith.constant 1 : index
-// CHECK-NEXT:    %g = scf.for %15 = %12 to %13 step %14 iter_args(%16 = %0) -> (tensor<4xf32>) {
-// CHECK-NEXT:      %17 = tensor.extract %4[%15] : tensor<4xi64>
-// CHECK-NEXT:      %18 = arith.index_cast %17 : i64 to index
-// CHECK-NEXT:      %19 = tensor.extract %16[%18] : tensor<4xf32>
-// CHECK-NEXT:      %20 = tensor.extract %3[%15] : tensor<4xf32>
-// CHECK-NEXT:      %21 = arith.addf %19, %20 : f32
-// CHECK-NEXT:      %22 = tensor.insert %21 into %16[%18] : tensor<4xf32>
-// CHECK-NEXT:      scf.yield %22 : tensor<4xf32>
+// CHECK-NEXT:    %11 = arith.constant 0 : index
+// CHECK-NEXT:    %12 = arith.constant 4 : index
+// CHECK-NEXT:    %13 = arith.constant 1 : index
+// CHECK-NEXT:    %g = scf.for %14 = %11 to %12 step %13 iter_args(%15 = %0) -> (tensor<4xf32>) {
+// CHECK-NEXT:      %16 = tensor.extract %4[%14] : tensor<4xi64>
+// CHECK-NEXT:      %17 = arith.index_cast %16 : i64 to index
+// CHECK-NEXT:      %18 = tensor.extract %15[%17] : tensor<4xf32>
+// CHECK-NEXT:      %19 = tensor.extract %3[%14] : tensor<4xf32>
+// CHECK-NEXT:      %20 = arith.addf %18, %19 : f32
+// CHECK-NEXT:      %21 = tensor.insert %20 into %15[%17] : tensor<4xf32>
+// CHECK-NEXT:      scf.yield %21 : tensor<4xf32>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return %g : tensor<4xf32>

@@ -80,12 +80,12 @@ func.func @sum_rows(%a: tensor<2x3xf32>, %init: tensor<2xf32>, %ta: tensor<2x3xf
 // CHECK-NEXT:      linalg.yield %r : f32
 // CHECK-NEXT:    } -> tensor<2xf32>
 // CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<2xf32>
-// CHECK-NEXT:    %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a, %init, %ta : tensor<2x3xf32>, tensor<2xf32>, tensor<2x3xf32>) outs(%0 : tensor<2xf32>) {
-// CHECK-NEXT:    ^bb0(%1: f32, %2: f32, %3: f32, %4: f32):
+// CHECK-NEXT:    %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a, %ta : tensor<2x3xf32>, tensor<2x3xf32>) outs(%0 : tensor<2xf32>) {
+// CHECK-NEXT:    ^bb0(%1: f32, %2: f32, %3: f32):
 // CHECK-NEXT:      %q_1 = math.exp %1 : f32
-// CHECK-NEXT:      %5 = arith.mulf %3, %q_1 : f32
-// CHECK-NEXT:      %6 = arith.addf %4, %5 : f32
-// CHECK-NEXT:      linalg.yield %6 : f32
+// CHECK-NEXT:      %4 = arith.mulf %2, %q_1 : f32
+// CHECK-NEXT:      %5 = arith.addf %3, %4 : f32
+// CHECK-NEXT:      linalg.yield %5 : f32
 // CHECK-NEXT:    } -> tensor<2xf32>
 // CHECK-NEXT:    func.return %t : tensor<2xf32>
 
@@ -111,13 +111,13 @@ func.func @map(%a: tensor<3xf32>, %b: tensor<3xf32>, %ta: tensor<3xf32>) -> tens
 // CHECK-NEXT:      linalg.yield %s : f32
 // CHECK-NEXT:    }
 // CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<3xf32>
-// CHECK-NEXT:    %t = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %b, %e, %ta : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) outs(%0 : tensor<3xf32>) {
-// CHECK-NEXT:    ^bb0(%1: f32, %2: f32, %3: f32, %4: f32, %5: f32):
+// CHECK-NEXT:    %t = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %b, %ta : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) outs(%0 : tensor<3xf32>) {
+// CHECK-NEXT:    ^bb0(%1: f32, %2: f32, %3: f32, %4: f32):
 // CHECK-NEXT:      %m_1 = arith.mulf %1, %2 : f32
-// CHECK-NEXT:      %6 = arith.mulf %4, %2 : f32
-// CHECK-NEXT:      %7 = math.cos %m_1 : f32
-// CHECK-NEXT:      %8 = arith.mulf %6, %7 : f32
-// CHECK-NEXT:      linalg.yield %8 : f32
+// CHECK-NEXT:      %5 = arith.mulf %3, %2 : f32
+// CHECK-NEXT:      %6 = math.cos %m_1 : f32
+// CHECK-NEXT:      %7 = arith.mulf %5, %6 : f32
+// CHECK-NEXT:      linalg.yield %7 : f32
 // CHECK-NEXT:    } -> tensor<3xf32>
 // CHECK-NEXT:    func.return %t : tensor<3xf32>
 
@@ -153,13 +153,13 @@ func.func @gather(%a: tensor<4xf32>, %table: tensor<4xf32>, %ct: tensor<4xf32>) 
 // CHECK-NEXT:      linalg.yield %q : f32
 // CHECK-NEXT:    } -> tensor<4xf32>
 // CHECK-NEXT:    %0 = arith.constant dense<0.000000e+00> : tensor<4xf32>
-// CHECK-NEXT:    %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %e : tensor<4xf32>, tensor<4xf32>) outs(%0 : tensor<4xf32>) {
-// CHECK-NEXT:    ^bb0(%1: f32, %2: f32, %3: f32):
+// CHECK-NEXT:    %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%0 : tensor<4xf32>) {
+// CHECK-NEXT:    ^bb0(%1: f32, %2: f32):
 // CHECK-NEXT:      %i_1 = linalg.index 0 : index
 // CHECK-NEXT:      %c3_1 = arith.constant 3 : index
 // CHECK-NEXT:      %r_1 = arith.subi %c3_1, %i_1 : index
-// CHECK-NEXT:      %4 = tensor.extract %ct[%r_1] : tensor<4xf32>
-// CHECK-NEXT:      %5 = arith.mulf %4, %1 : f32
-// CHECK-NEXT:      linalg.yield %5 : f32
+// CHECK-NEXT:      %3 = tensor.extract %ct[%r_1] : tensor<4xf32>
+// CHECK-NEXT:      %4 = arith.mulf %3, %1 : f32
+// CHECK-NEXT:      linalg.yield %4 : f32
 // CHECK-NEXT:    } -> tensor<4xf32>
 // CHECK-NEXT:    func.return %g : tensor<4xf32>
