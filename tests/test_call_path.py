@@ -1,5 +1,5 @@
 # ruff: noqa: E501 (MLIR text: one op a line, as MLIR prints it)
-"""The per-call path of a prepared program (issue 25 items 4 and 7): what is
+"""The per-call path of a prepared program: what is
 chosen once per program or signature and kept (BLAS's threads, the float
 error state, the jit's signature key) gives the answers and the errors that
 choosing it at each call gave, and the paths that skip `Program.run`'s

@@ -1,5 +1,5 @@
 # ruff: noqa: E501 (MLIR text: one op a line, as MLIR prints it)
-"""Calls outside loops (SPEC §11, issue 22): both modes differentiate a call
+"""Calls outside loops (SPEC §11): both modes differentiate a call
 by functions made once per callee and pattern wherever that keeps the bits of
 inlining every call first, which random call graphs check bit for bit with
 -0.0, NaN and inf among their inputs; the count of functions and calls checks

@@ -189,9 +189,8 @@ def test_index_errors_are_located() -> None:
 
 
 def test_arange_and_one_hot_trace_in_constant_memory() -> None:
-    """issue 26: `arange(10**7)` and `one_hot(x, 10**6)` used to make their
-    data while tracing (750 MB for the former); through `grad.iota` the
-    trace holds the type only. A size no run can hold is a located error
+    """`arange(10**7)` and `one_hot(x, 10**6)` trace in constant memory:
+    through `grad.iota` the trace holds the type only, not the data. A size no run can hold is a located error
     before anything is made."""
 
     def f(labels: Any) -> Any:

@@ -1,5 +1,5 @@
 # ruff: noqa: E501 (MLIR text: one op a line, as MLIR prints it)
-"""What the expansion of loops and calls costs and keeps (SPEC §11, issue 22):
+"""What the expansion of loops and calls costs and keeps (SPEC §11):
 the share of a row that an iteration reads from an outer tensor is added onto
 the running sum's row (not built as a whole tensor of zeros and added whole),
 with the bits of the whole-tensor sum, -0.0, NaN and inf included; the calls

@@ -1,6 +1,8 @@
-"""The second attack round (issue 26): each test reproduces one defect that
-the round found, through the interface the attack used (a driver in a
-subprocess, the Python API, the front end)."""
+"""Reliability at the edges: each test reproduces one defect that an attack
+on gradopt found, through the interface the attack used (a driver in a
+subprocess, the Python API, the front end): in-place runs, pipes and special
+files, `.npy` headers, environment variables, caches, signals, temporaries,
+huge constants and captured arrays."""
 
 from __future__ import annotations
 
