@@ -190,8 +190,8 @@ def test_index_errors_are_located() -> None:
 
 def test_arange_and_one_hot_trace_in_constant_memory() -> None:
     """`arange(10**7)` and `one_hot(x, 10**6)` trace in constant memory:
-    through `grad.iota` the trace holds the type only, not the data. A size no run can hold is a located error
-    before anything is made."""
+    through `grad.iota` the trace holds the type only, not the data. A size
+    no run can hold is a located error before anything is made."""
 
     def f(labels: Any) -> Any:
         return gnp.arange(10**7) + 1, gnn.one_hot(labels, 10**6)
