@@ -246,11 +246,20 @@ _REMF = """func.func @main(%a: f32) -> f32 {
 
 def test_grad_opt_reads_what_xdsl_lacks_and_xdsl_keeps_its_dialects() -> None:
     """`arith.remf` is gradopt's: grad-opt reads it, xdsl-opt (whose
-    dialects gradopt leaves alone) does not; `util` reaches both."""
+    dialects gradopt leaves alone) does not, and grad-opt prints it in the
+    generic form xdsl-opt gives an unknown op; `util` reaches both."""
     done = subprocess.run(["grad-opt"], input=_REMF, capture_output=True, text=True)
     assert done.returncode == 0 and "arith.remf" in done.stdout
     plain = subprocess.run(["xdsl-opt"], input=_REMF, capture_output=True, text=True)
     assert plain.returncode != 0 and "arith.remf" in plain.stdout + plain.stderr
+    # what xdsl-opt reads as an unknown op, grad-opt prints as xdsl-opt does
+    unknown = subprocess.run(
+        ["xdsl-opt", "--allow-unregistered-dialect"],
+        input=done.stdout,
+        capture_output=True,
+        text=True,
+    )
+    assert unknown.returncode == 0 and unknown.stdout == done.stdout
     util = subprocess.run(
         ["xdsl-opt"], input=_GRAD_PROGRAM, capture_output=True, text=True
     )
