@@ -20,7 +20,8 @@ function of its operand arrays:
   the reduction loops, then combined with the init. A contraction
   (`acc + a * b`, as `matmul` and the convolutions are) is one `np.matmul` of
   the operands laid out as (batch, rows, inner) and (batch, inner, columns),
-  as `grad.dot` computes it.
+  as `grad.dot` computes it, the rows those of the operand that has the
+  output's first dim (so the product comes out in the output's layout).
 - A result that is always a new array (a reduction's, or a ufunc's of the
   body along every loop) is *owned* (`interpreter.owned`): the executor may
   write later results over it, and passes the op an input that dies there,
@@ -464,16 +465,25 @@ def _contract(
     b: np.ndarray,
     dims_a: Sequence[int],
     dims_b: Sequence[int],
-    parallel: Sequence[int],
+    layout: Sequence[int],
     loops: Sequence[int],
 ) -> np.ndarray:
-    """sum over the dims not in `parallel` of a * b, each operand given over
-    its own dims (in increasing order); the result over `parallel`, in
-    increasing order, broadcast where neither operand has a dim."""
-    set_a, set_b, set_out = set(dims_a), set(dims_b), set(parallel)
-    batch = [d for d in parallel if d in set_a and d in set_b]
-    rows = [d for d in parallel if d in set_a and d not in set_b]
-    columns = [d for d in parallel if d in set_b and d not in set_a]
+    """sum over the dims not in `layout` of a * b, each operand given over
+    its own dims (in increasing order); the result over the dims of
+    `layout` in increasing order, broadcast where neither operand has a dim.
+
+    The product is laid out as the output is (`layout`, its axes as loops):
+    its rows are the dims of whichever operand has the output's first dim
+    that is not a batch dim. So `x^T g` into a `(d2, d1)` output is computed
+    as `grad.dot` computes it, row-major, not as `(g^T x)^T`."""
+    set_a, set_b = set(dims_a), set(dims_b)
+    batch = [d for d in layout if d in set_a and d in set_b]
+    first = next((d for d in layout if d not in batch and d in set_a | set_b), None)
+    if first is not None and first not in set_a:
+        a, b, dims_a, dims_b, set_a, set_b = b, a, dims_b, dims_a, set_b, set_a
+    set_out = set(layout)
+    rows = [d for d in layout if d in set_a and d not in set_b]
+    columns = [d for d in layout if d in set_b and d not in set_a]
     inner = [d for d in dims_a if d in set_b and d not in set_out]
     only_a = [d for d in dims_a if d not in set_b and d not in set_out]
     only_b = [d for d in dims_b if d not in set_a and d not in set_out]
@@ -500,7 +510,7 @@ def _contract(
     order = [*batch, *rows, *columns]
     product = product.reshape([loops[d] for d in order])
     product = np.transpose(product, [order.index(d) for d in sorted(order)])
-    shape = [loops[d] if d in order else 1 for d in parallel]
+    shape = [loops[d] if d in order else 1 for d in sorted(layout)]
     return product.reshape(shape)
 
 
@@ -850,7 +860,7 @@ def _result(
         skipped = (reduction.op,)
         found = _contraction_of(block, reduction, inputs)
         if found is not None:
-            direct = _contraction(op, found, maps, viewers, parallel, loops)
+            direct = _contraction(op, found, maps, viewers, dims, loops)
             product = reduction.operand.owner
             assert isinstance(product, Operation)
             skipped += (product,)
@@ -901,10 +911,11 @@ def _contraction(
     operands: tuple[int, int],
     maps: Sequence[AffineMap],
     viewers: Sequence[Viewer],
-    parallel: Sequence[int],
+    layout: Sequence[int],
     loops: Sequence[int],
 ) -> Callable[[Sequence[Value]], np.ndarray]:
-    """The matrix product of inputs `operands` (`acc + a * b`)."""
+    """The matrix product of inputs `operands` (`acc + a * b`) into an output
+    whose axes are the loops `layout`."""
     dims = [
         sorted(d for r in maps[k].results for d in _linear(op, r, maps[k]).coefficients)
         for k in operands
@@ -915,7 +926,7 @@ def _contraction(
             _squeezed(viewers[k](np.asarray(values[k])), d)
             for k, d in zip(operands, dims, strict=True)
         )
-        return _contract(a, b, dims[0], dims[1], parallel, loops)
+        return _contract(a, b, dims[0], dims[1], layout, loops)
 
     return contract
 

@@ -306,6 +306,38 @@ def test_matmul_named_generic_and_grad_dot_agree_bit_for_bit() -> None:
     np.testing.assert_allclose(m, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
 
 
+_TRANSPOSED_PRODUCT = """func.func @main(%x: tensor<MxKxf32>, %g: tensor<MxNxf32>) -> (tensor<KxNxf32>, tensor<KxNxf32>) {
+  %z = arith.constant dense<0.0> : tensor<KxNxf32>
+  %w = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>], iterator_types = ["reduction", "parallel", "parallel"]} ins(%g, %x : tensor<MxNxf32>, tensor<MxKxf32>) outs(%z : tensor<KxNxf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<KxNxf32>
+  %t = grad.permute %x [1, 0] : tensor<MxKxf32> to tensor<KxMxf32>
+  %d = grad.dot %t, %g : tensor<KxMxf32>, tensor<MxNxf32> to tensor<KxNxf32>
+  func.return %w, %d : tensor<KxNxf32>, tensor<KxNxf32>
+}"""
+
+
+@pytest.mark.parametrize("m,k,n", [(64, 48, 40), (1, 48, 40), (64, 1, 40), (64, 48, 1)])
+def test_a_contraction_into_a_transposed_output_is_grad_dot(
+    m: int, k: int, n: int
+) -> None:
+    """`x^T g` written as a generic whose body multiplies g by x (as the
+    gradient of a matmul's right operand is) is computed as the output is
+    laid out, `grad.dot` of x transposed by g, not `(g^T x)^T`: the same
+    bits, even where BLAS sums a single row or column in another order."""
+    text = _TRANSPOSED_PRODUCT.replace("M", str(m)).replace("K", str(k))
+    text = text.replace("N", str(n))
+    rng = np.random.default_rng(m * 10000 + k * 100 + n)
+    x = rng.standard_normal((m, k)).astype(np.float32)
+    g = rng.standard_normal((m, n)).astype(np.float32)
+    w, d = run(text, x, g)
+    np.testing.assert_array_equal(bits(w), bits(d))
+    np.testing.assert_allclose(w, x.T.astype(np.float64) @ g, rtol=1e-4, atol=1e-5)
+
+
 def _strided(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     """NCHW x FCHW with strides (2, 3) and dilations (2, 1), in float64, by
     a loop over the output positions."""
