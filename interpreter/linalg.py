@@ -796,6 +796,8 @@ class _Result:
                 total = np.broadcast_to(total, self.loops)
         if self.permutes or np.shape(total) != self.parallel:
             total = np.transpose(np.reshape(total, self.parallel), self.layout)
+        if np.shape(total) != self.shape:  # size-1 axes of constant-0 results
+            total = np.reshape(total, self.shape)
         if reduction is not None:
             total = self.combined(reduction.combine, values[self.init], total)
         result = np.asarray(total)
@@ -835,7 +837,8 @@ def _result(
     out_map = maps[inputs + index]
     forms = [_linear(op, r, out_map) for r in out_map.results]
     dims = [next(iter(f.coefficients)) for f in forms if len(f.coefficients) == 1]
-    if len(dims) != len(forms) or sorted(dims) != parallel:
+    kept = sum(1 for f in forms if f.coefficients or f.constant != 0)
+    if len(dims) != kept or sorted(dims) != parallel:
         raise OpError(
             op,
             f"cannot be run: output map {out_map} is not a permutation of the "

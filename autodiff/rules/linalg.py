@@ -63,7 +63,8 @@ EXTREMA: dict[type[Operation], str] = {
 @dataclass(frozen=True)
 class _Form:
     """How result j comes out of the body: `parallel` (y_j itself), `add`
-    (`addf acc e`), `extremum` (max/min of acc and e), or `init` (acc)."""
+    (`addf acc e`), `extremum` (max/min of acc and e), `init` (acc), or
+    `dead` (a result that carries no gradient, as an argmax's index)."""
 
     kind: str
     value: SSAValue
@@ -92,6 +93,9 @@ def _forms(s: _View) -> list[_Form] | str:
             forms.append(_Form("parallel", y))
             continue
         acc = block.args[len(s.inputs) + j]
+        if not is_f32_value(s.results[j].type):  # an argmax's index: no gradient
+            forms.append(_Form("dead", y))
+            continue
         if y is acc:
             forms.append(_Form("init", y))
             continue
