@@ -42,7 +42,7 @@ from typing import Protocol
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
-from xdsl.dialects import arith, tensor
+from xdsl.dialects import arith, cf, tensor
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FloatAttr,
@@ -234,7 +234,9 @@ def body_program(
     count = len(loops)
     for inner in ops:
         reusable, given = (
-            tuple(
+            ()
+            if not inner.results  # a `cf.assert`
+            else tuple(
                 i
                 for i, v in enumerate(inner.operands)
                 if v in values
@@ -264,6 +266,14 @@ def _body_step(
     """The step of `inner`; it writes over the operands at `reusable` (the
     body's own temporaries) or, if the run passes the array of the operand
     at `given` as `out`, over that one, when the result has its shape."""
+    if isinstance(inner, cf.AssertOp):
+        condition, message = inner.arg, inner.msg.data
+
+        def check(env: Env, out: np.ndarray | None) -> None:
+            if not np.all(env[condition]):
+                raise OpError(inner, f"failed: {message}", at_run_time=True)
+
+        return check
     result = inner.results[0] if len(inner.results) == 1 else None
     if result is None:
         raise OpError(inner, "cannot be run in a linalg body: it has no single result")

@@ -390,9 +390,10 @@ class IreeModule:
         runtime = _import("iree.runtime")
         self.runtime = runtime
         elements = runtime.HalElementType
-        self.element_types = {  # what gradopt's f32 and i32 are to IREE
+        self.element_types = {  # what gradopt's f32, i32 and i64 are to IREE
             np.dtype(np.float32): elements.FLOAT_32,
             np.dtype(np.int32): elements.SINT_32,
+            np.dtype(np.int64): elements.SINT_64,
         }
         self.dtypes = {int(e): d for d, e in self.element_types.items()}
         self.mappable = int(runtime.MemoryType.HOST_VISIBLE)

@@ -76,6 +76,15 @@ def iree_linalg_ext() -> Dialect:
     return IreeLinalgExt
 
 
+@cache
+def cf() -> Dialect:
+    """`cf.assert` alone, as torch-mlir checks indices in a gather's body;
+    the branches are not gradopt's (structured control flow is `scf`)."""
+    from xdsl.dialects.cf import AssertOp
+
+    return Dialect("cf", [AssertOp])
+
+
 DIALECTS: Mapping[str, Callable[[], Dialect]] = MappingProxyType(
     {
         "arith": arith,
@@ -84,6 +93,7 @@ DIALECTS: Mapping[str, Callable[[], Dialect]] = MappingProxyType(
         "linalg": linalg,
         "util": util,
         "iree_linalg_ext": iree_linalg_ext,
+        "cf": cf,
     }
 )
 """Each upstream dialect's factory, loaded lazily by name (importing xDSL's
