@@ -1,0 +1,157 @@
+# ruff: noqa: E501 (MLIR text: one op a line, as MLIR prints it)
+"""Real programs from PyTorch (SPEC §10.5): IREE's input form of torch models
+(`tests/corpus/torch/`, made by `tests/torch_corpus.py` with iree-turbine),
+differentiated by `differentiate_module` and checked against torch.autograd
+in float64; and the torch-mlir forms they brought in, each on its own."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gradopt
+from gradopt import GradoptError, Program
+
+CORPUS = Path(__file__).resolve().parent / "corpus" / "torch"
+PROGRAMS = sorted(p.stem for p in CORPUS.glob("*.mlir"))
+HAVE_IREE = importlib.util.find_spec("iree") is not None and all(
+    importlib.util.find_spec(m) for m in ("iree.compiler", "iree.runtime")
+)
+
+
+def relative_error(found: np.ndarray, expected: np.ndarray) -> float:
+    scale = max(float(np.max(np.abs(expected))), 1e-30)
+    return float(np.max(np.abs(found.astype(np.float64) - expected))) / scale
+
+
+def differentiated(name: str) -> tuple[Program, list[np.ndarray], np.ndarray, list]:
+    """A corpus program with its gradient appended, its inputs, torch's loss
+    and torch's float64 gradients."""
+    data = np.load(CORPUS / f"{name}.npz")
+    args = [data[f"arg{i}"] for i in range(sum(k.startswith("arg") for k in data))]
+    wrt = [int(i) for i in data["wrt"]]
+    module = gradopt.differentiate_module(
+        (CORPUS / f"{name}.mlir").read_text(), wrt=wrt, filename=f"{name}.mlir"
+    )
+    grads = [data[f"grad{i}"] for i in range(len(wrt))]
+    return Program(module, f"{name}.mlir"), args, data["result0"], grads
+
+
+def test_the_torch_corpus_is_there() -> None:
+    assert set(PROGRAMS) == {
+        *("mlp", "cnn", "layer_norm", "attention", "activations", "embedding"),
+        *("batch_norm", "lstm_cell", "gru_cell", "avg_pool_mse"),
+    }
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_torch_programs_match_torch_autograd(name: str) -> None:
+    program, args, loss, expected = differentiated(name)
+    found, *grads = program.run(args=args).results
+    assert relative_error(found, loss) <= 1e-5
+    for got, want in zip(grads, expected, strict=True):
+        assert got.dtype == np.float32 and got.shape == want.shape
+        assert relative_error(got, want) <= 1e-4
+
+
+@pytest.mark.skipif(not HAVE_IREE, reason="needs the iree extra")
+@pytest.mark.parametrize("name", ["cnn", "embedding"])
+def test_torch_programs_match_torch_autograd_on_iree(name: str) -> None:
+    """A max pool (`linalg.pooling_nchw_max`) and a gather with i64
+    indices and `cf.assert`s, compiled by IREE with their gradients."""
+    program, args, loss, expected = differentiated(name)
+    found, *grads = program.run(args=args, backend="iree").results
+    assert relative_error(found, loss) <= 1e-5
+    for got, want in zip(grads, expected, strict=True):
+        assert relative_error(got, want) <= 1e-4
+
+
+def test_a_failed_assert_in_a_body_is_a_located_error() -> None:
+    """torch-mlir checks a gather's indices with `cf.assert` in the body:
+    an index out of range stops the run, naming the assert and its text."""
+    program, args, _, _ = differentiated("embedding")
+    args[-1] = np.array([[1, 4, 4], [9, 0, 10]])
+    with pytest.raises(GradoptError) as error:
+        program.run(args=args)
+    message = str(error.value)
+    assert "embedding.mlir:" in message
+    assert "'cf.assert' failed: index must be smaller than dim size" in message
+
+
+_FPOWI = """func.func @main(%x: tensor<4xf32>) -> tensor<f32> {
+  %n = arith.constant N : i64
+  %e = tensor.empty() : tensor<4xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %y = math.fpowi %in, %n : f32, i64
+    linalg.yield %y : f32
+  } -> tensor<4xf32>
+  %z = arith.constant dense<0.0> : tensor<f32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%p : tensor<4xf32>) outs(%z : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<f32>
+  func.return %s : tensor<f32>
+}"""
+
+
+@pytest.mark.parametrize("n", [2, 3, -2])
+def test_fpowi_runs_and_differentiates(n: int) -> None:
+    """`math.fpowi` (torch's `x ** 2`): x**n in float32, gradient n x**(n-1)."""
+    x = np.array([0.5, -1.25, 2.0, 3.0], np.float32)
+    module = gradopt.differentiate_module(_FPOWI.replace("N", str(n)), wrt=0)
+    value, gradient = Program(module).run(args=[x]).results
+    wide = x.astype(np.float64)
+    assert relative_error(value, np.sum(wide**n)) <= 1e-6
+    assert relative_error(gradient, n * wide ** (n - 1)) <= 1e-6
+
+
+_KEEPDIM = """func.func @main(%x: tensor<2x3xf32>) -> (tensor<f32>, tensor<2xi64>) {
+  %f = arith.constant dense<0.0> : tensor<2x1xf32>
+  %i = arith.constant dense<0> : tensor<2xi64>
+  %n = arith.constant dense<0xFF800000> : tensor<2xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<2x3xf32>) outs(%f : tensor<2x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<2x1xf32>
+  %v, %k = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<2x3xf32>) outs(%n, %i : tensor<2xf32>, tensor<2xi64>) {
+  ^bb0(%in: f32, %out: f32, %at: i64):
+    %d = linalg.index 1 : index
+    %j = arith.index_cast %d : index to i64
+    %b = arith.maximumf %in, %out : f32
+    %c = arith.cmpf ogt, %in, %out : f32
+    %w = arith.select %c, %j, %at : i64
+    linalg.yield %b, %w : f32, i64
+  } -> (tensor<2xf32>, tensor<2xi64>)
+  %e = tensor.expand_shape %v [[0, 1]] output_shape [2, 1] : tensor<2xf32> into tensor<2x1xf32>
+  %z = arith.constant dense<0.0> : tensor<f32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%s, %e : tensor<2x1xf32>, tensor<2x1xf32>) outs(%z : tensor<f32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.addf %p, %out : f32
+    linalg.yield %q : f32
+  } -> tensor<f32>
+  func.return %t, %k : tensor<f32>, tensor<2xi64>
+}"""
+
+
+def test_keepdim_reductions_and_an_argmax_index() -> None:
+    """A sum written through `(d0, d1) -> (d0, 0)` (torch's keepdim) and
+    torch's `max(dim)`, a max with its argmax as a second i64 result: they
+    run, and differentiate with the index a dead end (float64 reference:
+    d/dx sum_r s_r m_r = m_r + s_r at the row's maximum)."""
+    x = np.array([[1.0, 3.0, 2.0], [-1.0, -4.0, 0.5]], np.float32)
+    module = gradopt.differentiate_module(_KEEPDIM, wrt=0)
+    loss, index, gradient = Program(module).run(args=[x]).results
+    wide = x.astype(np.float64)
+    sums, maxima = wide.sum(1), wide.max(1)
+    assert relative_error(loss, np.sum(sums * maxima)) <= 1e-6
+    np.testing.assert_array_equal(index, [1, 2])
+    expected = np.repeat(maxima[:, None], 3, 1)
+    expected[[0, 1], [1, 2]] += sums
+    assert relative_error(gradient, expected) <= 1e-6
