@@ -139,7 +139,8 @@ def _fpowi(e: Emitter, op: Operation, g: SSAValue):
         )
         less = e.insert(arith.SubiOp(n, e.insert(arith.ConstantOp(one))))
         lower = e.insert(math.FPowIOp(a, less))
-        return e.mulf(g, e.mulf(e.insert(arith.SIToFPOp(n, a.type)), lower))
+        scale = arith.SIToFPOp.create(operands=[n], result_types=[a.type])
+        return e.mulf(g, e.mulf(e.insert(scale), lower))
 
     return (share, None)
 
