@@ -155,3 +155,27 @@ def test_keepdim_reductions_and_an_argmax_index() -> None:
     expected = np.repeat(maxima[:, None], 3, 1)
     expected[[0, 1], [1, 2]] += sums
     assert relative_error(gradient, expected) <= 1e-6
+
+
+def test_pooling_nchw_max_combines_the_output_with_the_input() -> None:
+    """xDSL's `linalg.pooling_nchw_max` body takes the max of the input and
+    the window operand; gradopt's takes it of the output and the input."""
+    text = """func.func @main(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  %w = tensor.empty() : tensor<2x2xf32>
+  %c = arith.constant 0xFF800000 : f32
+  %i = tensor.empty() : tensor<1x1x2x2xf32>
+  %f = linalg.fill ins(%c : f32) outs(%i : tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+  %m = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<1x1x4x4xf32>, tensor<2x2xf32>) outs(%f : tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+  func.return %m : tensor<1x1x2x2xf32>
+}"""
+    program = Program(text)
+    pool = next(op for op in program.module.walk() if op.name.endswith("nchw_max"))
+    block = pool.regions[0].block
+    combine = block.first_op
+    assert combine is not None and combine.name == "arith.maximumf"
+    assert list(combine.operands) == [block.args[2], block.args[0]]
+    x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4) % 7
+    (found,) = program.run(args=[x]).results
+    np.testing.assert_array_equal(
+        found, x.reshape(2, 2, 2, 2).max(axis=(1, 3))[None, None]
+    )
