@@ -42,9 +42,8 @@ FLAGS = (
 @dataclass
 class Model:
     """A module, the loss of its output and inputs, its inputs, which of
-    them are differentiated, whether the export is decomposed first (an op
-    that IREE's torch conversion lacks, as `aten.lstm_cell`), and whether
-    the corpus keeps it (not a program gradopt cannot read)."""
+    them are differentiated, and whether the export is decomposed first (an
+    op that IREE's torch conversion lacks, as `aten.lstm_cell`)."""
 
     module: Any
     loss: Callable[..., Any]
@@ -52,7 +51,6 @@ class Model:
     differentiated: list[int]
     model_inputs: int = 1
     decompose: bool = False
-    stored: bool = True
 
 
 def _models() -> dict[str, Model]:
@@ -170,9 +168,9 @@ def _models() -> dict[str, Model]:
         "mlp": Model(MLP(), cross_entropy, [randn(5, 6), labels], [0]),
         "cnn": Model(CNN(), lambda o, _: (o**2).mean(), [randn(2, 2, 8, 8)], [0]),
         "layer_norm": Model(nn.LayerNorm(6), weighted, [randn(4, 6)], [0]),
-        "attention": Model(Attention(), squares, [randn(2, 3, 8)], [0], decompose=True),
-        "multihead_attention": Model(  # iree_linalg_ext.attention: not stored
-            MultiheadAttention(), squares, [randn(2, 3, 8)], [0], stored=False
+        "attention": Model(Attention(), squares, [randn(2, 3, 8)], [0]),
+        "multihead_attention": Model(
+            MultiheadAttention(), squares, [randn(2, 3, 8)], [0]
         ),
         "activations": Model(Activations(), weighted, [randn(3, 5)], [0]),
         "embedding": Model(Embedding(), squares, [indices], []),
@@ -319,8 +317,6 @@ def main(argv: list[str]) -> int:
             continue
         if "--check" in argv:
             print(check(name, text, arrays), flush=True)
-            continue
-        if not model.stored:
             continue
         CORPUS.mkdir(parents=True, exist_ok=True)
         (CORPUS / f"{name}.mlir").write_text(text)

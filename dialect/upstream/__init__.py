@@ -71,9 +71,10 @@ def util() -> Dialect:
 
 @cache
 def iree_linalg_ext() -> Dialect:
+    from gradopt.dialect.upstream.iree_attention import AttentionOp
     from gradopt.dialect.upstream.iree_linalg_ext import IreeLinalgExt
 
-    return IreeLinalgExt
+    return _extended(IreeLinalgExt, (AttentionOp,))
 
 
 @cache
