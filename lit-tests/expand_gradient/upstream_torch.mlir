@@ -95,3 +95,39 @@ func.func @gather(%t: tensor<10x4xf32>, %idx: tensor<3xi64>) -> tensor<10x4xf32>
 // CHECK-NOT:     cf.assert
 // CHECK:         %{{.*}}, %{{.*}}, %{{.*}} = linalg.generic
 // CHECK:         %g = scf.for
+
+// -----
+
+// iree_linalg_ext.attention (torch's scaled_dot_product_attention): its
+// definition rebuilt as generics (Q Kᵀ, the scale, the row max, exp, the
+// row sum, the quotient, P V), and the walk over them; the query's share
+// is the contraction of the key with the scaled score gradient.
+func.func @attention(%q: tensor<1x2x3xf32>, %k: tensor<1x4x3xf32>, %v: tensor<1x4x2xf32>) -> tensor<1x2x3xf32> {
+  %scale = arith.constant 0.5 : f32
+  %e = tensor.empty() : tensor<1x2x2xf32>
+  %o = iree_linalg_ext.attention <indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d2)>, affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>]> ins(%q, %k, %v, %scale : tensor<1x2x3xf32>, tensor<1x4x3xf32>, tensor<1x4x2xf32>, f32) outs(%e : tensor<1x2x2xf32>) {
+  ^bb0(%score: f32):
+    iree_linalg_ext.yield %score : f32
+  } -> tensor<1x2x2xf32>
+  %z = arith.constant dense<0.0> : tensor<f32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> ()>], iterator_types = ["reduction", "reduction", "reduction"]} ins(%o : tensor<1x2x2xf32>) outs(%z : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<f32>
+  %g = grad.gradient %s wrt %q : tensor<f32>, tensor<1x2x3xf32>
+  func.return %g : tensor<1x2x3xf32>
+}
+
+// CHECK-LABEL: func.func @attention(
+// CHECK:         %o = iree_linalg_ext.attention <indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d2)>, affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>]> ins(%q, %k, %v, %scale : tensor<1x2x3xf32>, tensor<1x4x3xf32>, tensor<1x4x2xf32>, f32) outs(%e : tensor<1x2x2xf32>) {
+// CHECK:         %[[RAW:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%q, %k : tensor<1x2x3xf32>, tensor<1x4x3xf32>) outs(%{{.*}} : tensor<1x2x4xf32>)
+// CHECK:         %[[S:.*]] = linalg.generic {{.*}} ins(%[[RAW]], %scale : tensor<1x2x4xf32>, f32)
+// CHECK:         %[[MAX:.*]] = linalg.generic {{.*}} ins(%[[S]] : tensor<1x2x4xf32>) outs(%{{.*}} : tensor<1x2xf32>)
+// CHECK-NEXT:    ^bb0(%{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT:      arith.maximumf
+// CHECK:         math.exp
+// CHECK:         arith.divf
+// CHECK:         %[[DS:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> ()>, {{.*}} ins(%scale, %{{.*}} : f32, tensor<1x2x4xf32>)
+// CHECK:         %g = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%k, %[[DS]] : tensor<1x4x3xf32>, tensor<1x2x4xf32>) outs(%{{.*}} : tensor<1x2x3xf32>)
+// CHECK:         func.return %g : tensor<1x2x3xf32>
