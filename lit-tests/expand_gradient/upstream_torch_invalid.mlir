@@ -47,4 +47,3 @@ func.func @branch(%x: f32) -> f32 {
 }
 
 // CHECK:      upstream_torch_invalid.mlir:[[# @LINE - 5]]:3: error: unknown operation 'cf.br'
-
