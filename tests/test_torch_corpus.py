@@ -42,7 +42,8 @@ def differentiated(name: str) -> tuple[Program, list[np.ndarray], np.ndarray, li
 
 def test_the_torch_corpus_is_there() -> None:
     assert set(PROGRAMS) == {
-        *("mlp", "cnn", "layer_norm", "attention", "multihead_attention"),
+        *("mlp", "cnn", "layer_norm", "attention", "attention_decomposed"),
+        "multihead_attention",
         *("activations", "embedding"),
         *("batch_norm", "lstm_cell", "gru_cell", "avg_pool_mse"),
     }
@@ -305,3 +306,34 @@ def test_an_attention_gradopt_does_not_run_is_a_located_error() -> None:
         match=r"'iree_linalg_ext.attention' lies on the path from the target to the loss and has no gradient rule: an attention with a mask is not supported",
     ):
         Program(gradopt.differentiate_module(masked, wrt=0), "masked.mlir")
+
+
+def test_iree_packing_an_i1_operand_is_compiled_untiled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """IREE 3.13's data tiling fails on an i1 operand it packs (torch's
+    decomposed attention and its gradient): that program alone is compiled
+    again without tiled layouts; any other failure is reported as it is."""
+    from gradopt.runtime import iree
+
+    class ToolError(Exception):
+        pass
+
+    calls: list[list[str]] = []
+
+    class Compiler:
+        CompilerToolError = ToolError
+
+        @staticmethod
+        def compile_str(text: str, extra_args: list[str]) -> bytes:
+            calls.append(extra_args)
+            if "--iree-opt-data-tiling=true" in extra_args:
+                raise ToolError(text)
+            return b"untiled"
+
+    monkeypatch.setattr(iree, "_import", lambda name: Compiler)
+    packed = f"error: {iree._PACKED_I1}"  # pyright: ignore[reportPrivateUsage]
+    assert iree._compile(packed) == b"untiled"  # pyright: ignore[reportPrivateUsage]
+    assert calls == [list(iree.COMPILE_FLAGS), list(iree.LOOP_COMPILE_FLAGS)]
+    with pytest.raises(iree.BackendError, match="IREE could not compile"):
+        iree._compile("error: something else")  # pyright: ignore[reportPrivateUsage]

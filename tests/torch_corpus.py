@@ -169,6 +169,9 @@ def _models() -> dict[str, Model]:
         "cnn": Model(CNN(), lambda o, _: (o**2).mean(), [randn(2, 2, 8, 8)], [0]),
         "layer_norm": Model(nn.LayerNorm(6), weighted, [randn(4, 6)], [0]),
         "attention": Model(Attention(), squares, [randn(2, 3, 8)], [0]),
+        "attention_decomposed": Model(  # matmuls, softmax and an i1 mask
+            Attention(), squares, [randn(2, 3, 8)], [0], decompose=True
+        ),
         "multihead_attention": Model(
             MultiheadAttention(), squares, [randn(2, 3, 8)], [0]
         ),
