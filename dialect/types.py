@@ -30,11 +30,13 @@ _DTYPES: dict[Attribute, type[np.generic]] = {
     f32: np.float32,
     i32: np.int32,
     i1: np.bool_,
+    i64: np.int64,
 }
 
 
 def dtype_of(element: Attribute) -> type[np.generic]:
-    """The NumPy dtype that holds values of `element` (f32, i32 or i1)."""
+    """The NumPy dtype that holds values of `element` (f32, i32 or i1; i64
+    too, the indices and labels that a torch program takes)."""
     return _DTYPES[element]
 
 

@@ -43,7 +43,7 @@ from typing import Protocol
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
-from xdsl.dialects import arith, tensor
+from xdsl.dialects import arith, cf, tensor
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FloatAttr,
@@ -235,7 +235,9 @@ def body_program(
     count = len(loops)
     for inner in ops:
         reusable, given = (
-            tuple(
+            ()
+            if not inner.results  # a `cf.assert`
+            else tuple(
                 i
                 for i, v in enumerate(inner.operands)
                 if v in values
@@ -265,6 +267,14 @@ def _body_step(
     """The step of `inner`; it writes over the operands at `reusable` (the
     body's own temporaries) or, if the run passes the array of the operand
     at `given` as `out`, over that one, when the result has its shape."""
+    if isinstance(inner, cf.AssertOp):
+        condition, message = inner.arg, inner.msg.data
+
+        def check(env: Env, out: np.ndarray | None) -> None:
+            if not np.all(env[condition]):
+                raise OpError(inner, f"failed: {message}", at_run_time=True)
+
+        return check
     result = inner.results[0] if len(inner.results) == 1 else None
     if result is None:
         raise OpError(inner, "cannot be run in a linalg body: it has no single result")
@@ -806,6 +816,8 @@ class _Result:
                 total = np.broadcast_to(total, self.loops)
         if self.permutes or np.shape(total) != self.parallel:
             total = np.transpose(np.reshape(total, self.parallel), self.layout)
+        if np.shape(total) != self.shape:  # size-1 axes of constant-0 results
+            total = np.reshape(total, self.shape)
         if reduction is not None:
             total = self.combined(reduction.combine, values[self.init], total)
         result = np.asarray(total)
@@ -845,7 +857,8 @@ def _result(
     out_map = maps[inputs + index]
     forms = [_linear(op, r, out_map) for r in out_map.results]
     dims = [next(iter(f.coefficients)) for f in forms if len(f.coefficients) == 1]
-    if len(dims) != len(forms) or sorted(dims) != parallel:
+    kept = sum(1 for f in forms if f.coefficients or f.constant != 0)
+    if len(dims) != kept or sorted(dims) != parallel:
         raise OpError(
             op,
             f"cannot be run: output map {out_map} is not a permutation of the "

@@ -34,7 +34,9 @@ from xdsl.traits import IsTerminator
 
 from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
+from gradopt.dialect.upstream.iree_attention import AttentionOp
 from gradopt.dialect.upstream.iree_linalg_ext import ScanOp, ScatterOp, SortOp
+from gradopt.interpreter.attention import attention_kernel
 from gradopt.interpreter.scalar import Value, constant, dtype_of, function_of
 
 Kernel = Callable[..., Value]
@@ -50,6 +52,8 @@ def kernel_of(op: Operation) -> tuple[Kernel, list[SSAValue]] | None:
         return _sort(op), [*op.outputs, *captured(op)]
     if isinstance(op, ScatterOp):
         return _scatter(op), list(op.operands)
+    if isinstance(op, AttentionOp):
+        return attention_kernel(op), list(op.operands)
     return None
 
 

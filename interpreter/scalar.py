@@ -107,6 +107,13 @@ def _round(a: Value) -> Value:
     return _scalar(np.where(away, truncated + np.sign(a), truncated))
 
 
+def _fpowi(a: Value, n: Value) -> Value:
+    """`math.fpowi`: a float to an integer power, in a's precision (NumPy
+    would promote a float32 to float64 for an int64 exponent)."""
+    base = np.asarray(a)
+    return _scalar(np.power(base, np.asarray(n).astype(base.dtype)))
+
+
 def _fma(a: Value, b: Value, c: Value) -> Value:
     """`a * b + c` with the product exact (in float64, which holds a float32
     product) and the sum rounded to float64 then float32."""
@@ -331,6 +338,7 @@ _BINARY: dict[type[Operation], Function] = {
     arith.MinnumfOp: np.fmin,
     math.Atan2Op: np.arctan2,
     math.PowFOp: np.power,
+    math.FPowIOp: _fpowi,
     math.CopySignOp: np.copysign,
     arith.AddiOp: np.add,
     arith.SubiOp: np.subtract,

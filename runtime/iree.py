@@ -366,10 +366,22 @@ def compile_flags(text: str) -> tuple[str, ...]:
     return LOOP_COMPILE_FLAGS if untiled else COMPILE_FLAGS
 
 
+_PACKED_I1 = "'linalg.pack' op expected padding_value has 'i8' but got: 'i1'"
+"""IREE 3.13's data tiling packing an i1 operand (a broadcast mask, as in
+torch's decomposed attention and its gradient) fails with this; such a
+program is compiled without tiled layouts (`LOOP_COMPILE_FLAGS`)."""
+
+
 def _compile(text: str) -> bytes:
     compiler = _import("iree.compiler")
+    flags = compile_flags(text)
     try:
-        return compiler.compile_str(text, extra_args=list(compile_flags(text)))
+        try:
+            return compiler.compile_str(text, extra_args=list(flags))
+        except compiler.CompilerToolError as error:
+            if _PACKED_I1 not in str(error) or flags is not COMPILE_FLAGS:
+                raise
+        return compiler.compile_str(text, extra_args=list(LOOP_COMPILE_FLAGS))
     except compiler.CompilerToolError as error:
         raise BackendError(
             f"IREE could not compile the lowered program:\n{error}"
@@ -390,9 +402,10 @@ class IreeModule:
         runtime = _import("iree.runtime")
         self.runtime = runtime
         elements = runtime.HalElementType
-        self.element_types = {  # what gradopt's f32 and i32 are to IREE
+        self.element_types = {  # what gradopt's f32, i32 and i64 are to IREE
             np.dtype(np.float32): elements.FLOAT_32,
             np.dtype(np.int32): elements.SINT_32,
+            np.dtype(np.int64): elements.SINT_64,
         }
         self.dtypes = {int(e): d for d, e in self.element_types.items()}
         self.mappable = int(runtime.MemoryType.HOST_VISIBLE)

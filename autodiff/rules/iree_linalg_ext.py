@@ -45,8 +45,10 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, Affine
 
 from gradopt.autodiff.emitter import Emitter
 from gradopt.autodiff.registry import Derivative, Tangent, register_derivative
+from gradopt.autodiff.rules.attention import ATTENTION, attention_reason
 from gradopt.autodiff.upstream import is_f32_value
 from gradopt.dialect.types import tensor_type
+from gradopt.dialect.upstream.iree_attention import AttentionOp
 from gradopt.dialect.upstream.iree_linalg_ext import (
     ScanOp,
     ScatterOp,
@@ -407,4 +409,9 @@ register_derivative(ScanOp, lambda op: None if _scan_reason(op) else SCAN, _scan
 register_derivative(SortOp, SORT)
 register_derivative(
     ScatterOp, lambda op: None if _scatter_reason(op) else SCATTER, _scatter_reason
+)
+register_derivative(
+    AttentionOp,
+    lambda op: None if attention_reason(op) else ATTENTION,
+    attention_reason,
 )

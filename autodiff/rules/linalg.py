@@ -63,7 +63,8 @@ EXTREMA: dict[type[Operation], str] = {
 @dataclass(frozen=True)
 class _Form:
     """How result j comes out of the body: `parallel` (y_j itself), `add`
-    (`addf acc e`), `extremum` (max/min of acc and e), or `init` (acc)."""
+    (`addf acc e`), `extremum` (max/min of acc and e), `init` (acc), or
+    `dead` (a result that carries no gradient, as an argmax's index)."""
 
     kind: str
     value: SSAValue
@@ -92,6 +93,9 @@ def _forms(s: _View) -> list[_Form] | str:
             forms.append(_Form("parallel", y))
             continue
         acc = block.args[len(s.inputs) + j]
+        if not is_f32_value(s.results[j].type):  # an argmax's index: no gradient
+            forms.append(_Form("dead", y))
+            continue
         if y is acc:
             forms.append(_Form("init", y))
             continue
@@ -422,6 +426,8 @@ class _Body:
         for old in block.ops:
             if old is block.last_op:
                 break
+            if not old.results:  # a `cf.assert`: the op itself checks it
+                continue
             new = e.insert(old.clone(self.mapping)).owner
             assert isinstance(new, Operation)
             self.mapping.update(zip(old.results, new.results, strict=True))

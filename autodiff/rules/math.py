@@ -9,8 +9,15 @@ summed over operands (`Derivative.of_shares`). Rounding ops are dead ends.
 from __future__ import annotations
 
 from functools import cache
+from typing import cast
 
-from xdsl.dialects import math
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+)
 from xdsl.ir import Operation, SSAValue
 
 from gradopt.autodiff.emitter import Emitter
@@ -119,6 +126,25 @@ def _powf(e: Emitter, op: Operation, g: SSAValue):
     )
 
 
+def _fpowi(e: Emitter, op: Operation, g: SSAValue):
+    """`a ** n` for an integer n (torch's `x ** 2`): `g * n * a ** (n - 1)`;
+    the exponent is a dead end."""
+    a, n = op.operands
+
+    def share() -> SSAValue:
+        one = (
+            DenseIntOrFPElementsAttr.from_list(n.type, [1])
+            if isinstance(n.type, TensorType)
+            else IntegerAttr(1, cast(IntegerType, n.type))
+        )
+        less = e.insert(arith.SubiOp(n, e.insert(arith.ConstantOp(one))))
+        lower = e.insert(math.FPowIOp(a, less))
+        scale = arith.SIToFPOp.create(operands=[n], result_types=[a.type])
+        return e.mulf(g, e.mulf(e.insert(scale), lower))
+
+    return (share, None)
+
+
 def _copysign(e: Emitter, op: Operation, g: SSAValue):
     """|a| with b's sign: g, negated where the signs of a and b differ (the
     signs of zeros count, as JAX's rule); b receives nothing."""
@@ -154,6 +180,7 @@ for _op_type, _chain in CHAINS.items():
     register_derivative(_op_type, Derivative.chain(_chain))
 register_derivative(math.Atan2Op, Derivative.of_shares(_atan2))
 register_derivative(math.PowFOp, Derivative.of_shares(_powf))
+register_derivative(math.FPowIOp, Derivative.of_shares(_fpowi))
 register_derivative(math.FmaOp, Derivative.of_shares(_fma))
 register_derivative(math.CopySignOp, Derivative.of_shares(_copysign))
 for _op_type in (

@@ -71,9 +71,19 @@ def util() -> Dialect:
 
 @cache
 def iree_linalg_ext() -> Dialect:
+    from gradopt.dialect.upstream.iree_attention import AttentionOp
     from gradopt.dialect.upstream.iree_linalg_ext import IreeLinalgExt
 
-    return IreeLinalgExt
+    return _extended(IreeLinalgExt, (AttentionOp,))
+
+
+@cache
+def cf() -> Dialect:
+    """`cf.assert` alone, as torch-mlir checks indices in a gather's body;
+    the branches are not gradopt's (structured control flow is `scf`)."""
+    from xdsl.dialects.cf import AssertOp
+
+    return Dialect("cf", [AssertOp])
 
 
 DIALECTS: Mapping[str, Callable[[], Dialect]] = MappingProxyType(
@@ -84,6 +94,7 @@ DIALECTS: Mapping[str, Callable[[], Dialect]] = MappingProxyType(
         "linalg": linalg,
         "util": util,
         "iree_linalg_ext": iree_linalg_ext,
+        "cf": cf,
     }
 )
 """Each upstream dialect's factory, loaded lazily by name (importing xDSL's

@@ -448,6 +448,16 @@ class PoolingNchwSumOp(_SumPooling):
 
 
 @irdl_op_definition
+class PoolingNchwMaxOp(_MaxPooling):
+    """xDSL's has a body that reads the window operand, not the output."""
+
+    name = "linalg.pooling_nchw_max"
+    ITERATION: ClassVar = _NCHW[0]
+    LAYOUT: ClassVar = _NCHW[1]
+    REDUCTIONS: ClassVar = 2
+
+
+@irdl_op_definition
 class PoolingNhwcSumOp(_SumPooling):
     name = "linalg.pooling_nhwc_sum"
     ITERATION: ClassVar = _NHWC[0]
@@ -561,6 +571,7 @@ OPS: tuple[type[Operation], ...] = (
     Conv1DNcwFcwOp,
     DepthwiseConv2DNhwcHwcOp,
     PoolingNchwSumOp,
+    PoolingNchwMaxOp,
     PoolingNhwcSumOp,
     PoolingNhwcMaxOp,
     PoolingNcwSumOp,
