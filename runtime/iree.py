@@ -51,6 +51,7 @@ from gradopt.runtime.buffers import importable
 from gradopt.runtime.iree_branches import copy_branch_results
 from gradopt.runtime.iree_driver import driver_for
 from gradopt.runtime.iree_elements import linearize_element_accesses
+from gradopt.runtime.iree_errors import compile_failure
 from gradopt.runtime.iree_loops import MAX_UNROLL, UNROLL_BUDGET, unroll_loops
 from gradopt.runtime.iree_while import lower_while_loops
 from gradopt.support import environment, files
@@ -371,9 +372,7 @@ def _compile(text: str) -> bytes:
     try:
         return compiler.compile_str(text, extra_args=list(compile_flags(text)))
     except compiler.CompilerToolError as error:
-        raise BackendError(
-            f"IREE could not compile the lowered program:\n{error}"
-        ) from None
+        raise BackendError(compile_failure(str(error))) from None
 
 
 @cache
