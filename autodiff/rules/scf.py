@@ -620,10 +620,14 @@ def _period(
     e: Emitter, op: Loop, count: SSAValue, static: int | None
 ) -> tuple[SSAValue, int | None]:
     """The loop's `grad.period`, or ⌈√N⌉ (by an integer loop when N is known
-    at run time only)."""
+    at run time only). A period beyond a known N is N: one segment either
+    way, and the segment's cache is sized by the period."""
     given = op.attributes.get(PERIOD)
     if isinstance(given, IntegerAttr):
-        return _int(e, given.value.data, INDEX), given.value.data
+        period = given.value.data
+        if static is not None:
+            period = max(1, min(period, static))
+        return _int(e, period, INDEX), period
     if static is not None:
         period = isqrt(static - 1) + 1 if static > 1 else 1
         return _int(e, period, INDEX), period
