@@ -596,9 +596,19 @@ SNAPSHOTS = "grad.snapshots"
 
 
 def _checkpoint_policy(op: Operation) -> str | None:
-    """The loop's `grad.checkpoint` (SPEC §11), None for the default cache."""
+    """The loop's `grad.checkpoint` (SPEC §11), None for the default cache.
+    A period or a number of snapshots that no policy uses is an error: the
+    loop would cache every iteration while its author thinks otherwise."""
     policy = op.attributes.get(CHECKPOINT)
     if policy is None:
+        for name in (PERIOD, SNAPSHOTS):
+            if name in op.attributes:
+                raise OpError(
+                    op,
+                    f"'{name}' applies to a loop with '{CHECKPOINT}' "
+                    '("periodic" or "binomial"); without it every iteration is '
+                    "cached",
+                )
         return None
     if not isinstance(policy, StringAttr) or policy.data not in (
         "periodic",
@@ -613,6 +623,10 @@ def _checkpoint_policy(op: Operation) -> str | None:
             isinstance(value, IntegerAttr) and value.value.data > 0
         ):
             raise OpError(op, f"'{name}' must be a positive integer, got {value}")
+    if SNAPSHOTS in op.attributes and policy.data != "binomial":
+        raise OpError(
+            op, f"'{SNAPSHOTS}' applies to \"binomial\" checkpointing, not {policy}"
+        )
     return policy.data
 
 
