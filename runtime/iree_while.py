@@ -21,12 +21,13 @@ to stop) and whose carried vectors start as constants:
 
 Lowering the control flow to blocks here avoids the first, and starting each
 loop from a copy that IREE cannot fold back into the constant (`iree_branches`'
-copy) avoids the second. Every initial tensor of static shape is copied, not
-only the `arith.constant`s: IREE sees constants through other ops (a
-gradient's reverse loop starts from zeros that an `scf.execute_region`
-yields, and failed the same way). A copy is one small dispatch per value and
-loop. Only programs with an
-`scf.while` are rewritten: IREE runs `scf.for` loops and `scf.if` branches
+copy) avoids the second. Every initial tensor is copied, not only the
+`arith.constant`s: IREE sees constants through other ops (a gradient's
+reverse loop starts from zeros that an `scf.execute_region` yields, and
+failed the same way), and a dynamically sized one too (revolve's snapshots
+when the trip count is known at run time only failed the same way). A copy
+is one small dispatch per value and loop. Only programs with an `scf.while`
+are rewritten: IREE runs `scf.for` loops and `scf.if` branches
 well as they are, and the loop unrolling of `iree_loops` needs them
 structured.
 """
@@ -98,8 +99,7 @@ class WhileLowering(RewritePattern):
 
 
 def _copy_starts(module: ModuleOp) -> None:
-    """Start every loop of `module` from copies of its initial tensors of
-    static shape."""
+    """Start every loop of `module` from copies of its initial tensors."""
     for loop in [op for op in module.walk() if isinstance(op, scf.WhileOp | scf.ForOp)]:
         block = loop.parent_block()
         assert block is not None
@@ -107,11 +107,7 @@ def _copy_starts(module: ModuleOp) -> None:
         copied: list[SSAValue] = []
         for value in starts:
             type = value.type
-            if (
-                isinstance(type, TensorType)
-                and type.has_static_shape()
-                and (ops := _copy(value, type))
-            ):
+            if isinstance(type, TensorType) and (ops := _copy(value, type)):
                 block.insert_ops_before(ops, loop)
                 value = ops[-1].results[0]
             copied.append(value)

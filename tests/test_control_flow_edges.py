@@ -1,8 +1,11 @@
+# ruff: noqa: E501 (MLIR text: one op a line, as MLIR prints it)
 """Loops at the edges of what their derivatives are built for (SPEC §11):
 bounds known only at run time that make no sense, and run-time sizes that
 the caches of a loop's reverse take from them."""
 
 from __future__ import annotations
+
+import importlib.util
 
 import numpy as np
 import pytest
@@ -41,3 +44,52 @@ def test_a_step_that_is_not_positive_is_a_located_error_under_a_gradient(
     assert str(caught.value).startswith(f"stepped.mlir:3:3: error: {message}")
     (gradient,) = program.run(args=[args[0], np.int32(3), np.int32(1)]).results
     np.testing.assert_array_equal(gradient, np.full(3, 8.0, np.float32))
+
+
+HAVE_IREE = all(
+    importlib.util.find_spec(name) is not None
+    for name in ("iree", "iree.compiler", "iree.runtime")
+)
+
+BINOMIAL = '{"grad.checkpoint" = "binomial", "grad.snapshots" = 2 : i64}'
+
+CHECKPOINTED = f"""func.func @main(%x: tensor<3xf32>, %n: i32) -> (tensor<3xf32>, tensor<3xf32>) {{
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %b = scf.for %i = %c0 to %n step %c1 iter_args(%h = %x) -> (tensor<3xf32>) : i32 {{
+    %s = grad.mul %h, %x : tensor<3xf32>
+    %t = grad.sin %s : tensor<3xf32>
+    scf.yield %t : tensor<3xf32>
+  }} {BINOMIAL}
+  %r:2 = scf.while (%h = %b, %k = %c0) : (tensor<3xf32>, i32) -> (tensor<3xf32>, i32) {{
+    %more = arith.cmpi slt, %k, %n : i32
+    scf.condition(%more) %h, %k : tensor<3xf32>, i32
+  }} do {{
+  ^bb0(%h: tensor<3xf32>, %k: i32):
+    %s = grad.add %h, %x : tensor<3xf32>
+    %t = grad.sin %s : tensor<3xf32>
+    %k1 = arith.addi %k, %c1 : i32
+    scf.yield %t, %k1 : tensor<3xf32>, i32
+  }} attributes {BINOMIAL}
+  %l = grad.reduce add %r#0 [0] : tensor<3xf32> to tensor<f32>
+  %g = grad.gradient %l wrt %x control_flow : tensor<f32>, tensor<3xf32>
+  func.return %r#0, %g : tensor<3xf32>, tensor<3xf32>
+}}"""
+
+
+@pytest.mark.skipif(not HAVE_IREE, reason="IREE is not installed")
+def test_binomial_checkpointing_runs_on_iree() -> None:
+    """Revolve's stack of positions and its snapshots, sized by a trip count
+    known at run time only (an `scf.for` with i32 bounds and an
+    `scf.while`), pass IREE's compiler and give the interpreter's values;
+    the loops start from copies of their tensors, dynamically sized ones
+    too (IREE 3.13 otherwise ran into "indirect buffer reference slot 0 is
+    out range")."""
+    program = Program(CHECKPOINTED)
+    x = np.array([0.3, -0.7, 1.1], np.float32)
+    for n in (0, 4):
+        args = [x, np.int32(n)]
+        expected = program.run(args=args).results
+        found = program.run(args=args, backend="iree").results
+        for a, b in zip(found, expected, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
