@@ -25,8 +25,10 @@ copy) avoids the second. Every initial tensor is copied, not only the
 `arith.constant`s: IREE sees constants through other ops (a gradient's
 reverse loop starts from zeros that an `scf.execute_region` yields, and
 failed the same way), and a dynamically sized one too (revolve's snapshots
-when the trip count is known at run time only failed the same way). A copy
-is one small dispatch per value and loop. Only programs with an `scf.while`
+when the trip count is known at run time only failed the same way); but
+not a `tensor.empty`, whose copy would read uninitialized memory (IREE
+warned of it on the terminal). A copy is one small dispatch per value and
+loop. Only programs with an `scf.while`
 are rewritten: IREE runs `scf.for` loops and `scf.if` branches
 well as they are, and the loop unrolling of `iree_loops` needs them
 structured.
@@ -35,7 +37,7 @@ structured.
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects import scf
+from xdsl.dialects import scf, tensor
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.cf import BranchOp, ConditionalBranchOp
 from xdsl.ir import Block, SSAValue
@@ -99,7 +101,8 @@ class WhileLowering(RewritePattern):
 
 
 def _copy_starts(module: ModuleOp) -> None:
-    """Start every loop of `module` from copies of its initial tensors."""
+    """Start every loop of `module` from copies of its initial tensors
+    (but a `tensor.empty`)."""
     for loop in [op for op in module.walk() if isinstance(op, scf.WhileOp | scf.ForOp)]:
         block = loop.parent_block()
         assert block is not None
@@ -107,7 +110,11 @@ def _copy_starts(module: ModuleOp) -> None:
         copied: list[SSAValue] = []
         for value in starts:
             type = value.type
-            if isinstance(type, TensorType) and (ops := _copy(value, type)):
+            if (
+                isinstance(type, TensorType)
+                and not isinstance(value.owner, tensor.EmptyOp)
+                and (ops := _copy(value, type))
+            ):
                 block.insert_ops_before(ops, loop)
                 value = ops[-1].results[0]
             copied.append(value)

@@ -93,3 +93,22 @@ def test_binomial_checkpointing_runs_on_iree() -> None:
         found = program.run(args=args, backend="iree").results
         for a, b in zip(found, expected, strict=True):
             np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_no_loop_starts_from_a_copy_of_an_empty_tensor() -> None:
+    """A periodic `scf.while` reverse starts its replay from `tensor.empty`
+    for the carried values it does not keep; copying those for IREE read
+    uninitialized memory, and IREE's compiler printed a warning about it
+    on the user's terminal."""
+    from xdsl.dialects.linalg.ops import GenericOp
+    from xdsl.dialects.tensor import EmptyOp
+
+    from gradopt.runtime.iree import _lowered
+
+    periodic = CHECKPOINTED.replace(BINOMIAL, '{"grad.checkpoint" = "periodic"}')
+    lowered = _lowered(Program(periodic).module)
+    generics = [op for op in lowered.walk() if isinstance(op, GenericOp)]
+    assert generics
+    for op in generics:
+        for value in op.inputs:
+            assert not isinstance(value.owner, EmptyOp), op
