@@ -6,6 +6,7 @@ the caches of a loop's reverse take from them."""
 from __future__ import annotations
 
 import importlib.util
+from typing import Any
 
 import numpy as np
 import pytest
@@ -112,3 +113,44 @@ def test_no_loop_starts_from_a_copy_of_an_empty_tensor() -> None:
     for op in generics:
         for value in op.inputs:
             assert not isinstance(value.owner, EmptyOp), op
+
+
+def test_a_gradient_of_a_gradient_through_a_run_time_trip_count_is_refused() -> None:
+    """The first gradient's reverse caches the loop's carried values in
+    tensors sized at run time (`tensor<?x3xf32>`), which a second reverse
+    cannot cache or sum: a located error (it was a NumPy traceback, and
+    through a `while_loop` a wrong value), while the same loop with a static
+    trip count has its second gradient."""
+    import gradopt
+    import gradopt.numpy as gnp
+    from gradopt import lax
+
+    def body(h: Any, a: Any) -> Any:
+        return gnp.sin(h) * a + h * 0.5
+
+    def by_while(a: Any) -> Any:
+        step = lambda c: (c[0] + 1, body(c[1], a))  # noqa: E731
+        return gnp.sum(lax.while_loop(lambda c: c[0] < 3, step, (0, a))[1])
+
+    def by_bounds(a: Any, n: Any) -> Any:
+        return gnp.sum(lax.fori_loop(0, n, lambda i, h: body(h, a), a))
+
+    def static(a: Any) -> Any:
+        return gnp.sum(lax.fori_loop(0, 3, lambda i, h: body(h, a), a))
+
+    def second(f: Any) -> Any:
+        return gradopt.grad(lambda a, *n: gnp.sum(gradopt.grad(f)(a, *n) ** 2))
+
+    x = np.array([0.3, -0.7, 1.1], np.float32)
+    expected = [10.214247, -0.1035226, -16.440089]  # JAX, float64
+    np.testing.assert_allclose(second(static)(x), expected, rtol=1e-5)
+    for f, args in ((by_while, (x,)), (by_bounds, (x, np.int32(3)))):
+        with pytest.raises(GradoptError) as caught:
+            second(f)(*args)
+        message = str(caught.value)
+        assert message.startswith(f"{__file__}:"), message
+        assert (
+            "tensor<?x3xf32>, whose size is known at run time only, on the path: "
+            "its reverse cannot take it (a gradient of a gradient through a loop "
+            "whose trip count is known at run time only is not supported)"
+        ) in message

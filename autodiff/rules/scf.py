@@ -511,6 +511,23 @@ def _loop_reverse(
     return _reverse_steps(e, op, caches, None, count, initial, outer).results
 
 
+def _check_sizes(op: Loop, outer: Sequence[SSAValue]) -> None:
+    """Refuse a loop whose reverse would cache or sum a tensor of a size known
+    at run time only: the caches of a loop with a run-time trip count, which
+    a gradient of a gradient meets in the first gradient's loops."""
+    carries = _carries(op)
+    sized = [("carries", carries[j]) for j in _kept(op)]
+    for what, value in [*sized, *(("reads", v) for v in outer)]:
+        if isinstance(value.type, TensorType) and not _static(value.type):
+            raise OpError(
+                op,
+                f"{what} {value.type}, whose size is known at run time only, on "
+                "the path: its reverse cannot take it (a gradient of a gradient "
+                "through a loop whose trip count is known at run time only is "
+                "not supported)",
+            )
+
+
 def _stand_for(op: Loop, loop: ForOp, place: Emitter | None) -> None:
     """With `place`, make `loop`'s first results, `op`'s by the same ops,
     stand for `op`'s."""
@@ -526,6 +543,7 @@ def _for_reverse(
     carries = _carries(op)
     differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
     outer = _outer(e, op)
+    _check_sizes(op, outer)
     replaces = _read_by_this_walk_only(e, op) and not _has_branch(op)
     place = Emitter(op, ConstantPool()) if replaces else None
     count, static = _trip_count(place or e, op)
@@ -914,9 +932,10 @@ def _while_reverse(
     assert isinstance(op, WhileOp)
     before = op.before_region.block
     carries = before.args
+    outer = _outer(e, op)
+    _check_sizes(op, outer)
     count, last = _while_trip_count(e, op)
     differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
-    outer = _outer(e, op)
     types = [*(carries[j].type for j in differentiable), *(v.type for v in outer)]
 
     def leave() -> Sequence[SSAValue]:
