@@ -120,7 +120,8 @@ def test_a_gradient_of_a_gradient_through_a_run_time_trip_count_is_refused() -> 
     tensors sized at run time (`tensor<?x3xf32>`), which a second reverse
     cannot cache or sum: a located error (it was a NumPy traceback, and
     through a `while_loop` a wrong value), while the same loop with a static
-    trip count has its second gradient."""
+    trip count has its second gradient. Forward mode over such a gradient
+    needs zeros of that size, and is refused alike."""
     import gradopt
     import gradopt.numpy as gnp
     from gradopt import lax
@@ -154,3 +155,8 @@ def test_a_gradient_of_a_gradient_through_a_run_time_trip_count_is_refused() -> 
             "its reverse cannot take it (a gradient of a gradient through a loop "
             "whose trip count is known at run time only is not supported)"
         ) in message
+    with pytest.raises(GradoptError) as caught:
+        gradopt.jvp(gradopt.grad(by_while), (x,), (x,))
+    assert "'grad.jvp' op needs zeros of tensor<?x3xf32>, whose size is known" in str(
+        caught.value
+    )
