@@ -421,7 +421,7 @@ class IreeModule:
             ):
                 outputs = self._invoke(entry, arguments)
             else:  # scalars and bools as IREE's own call converts them
-                outputs = self.functions[entry](*arguments)
+                outputs = self.functions[entry](*map(_vm_scalar, arguments))
         except (RuntimeError, ValueError, IndexError) as error:
             # IREE raises its statuses as these (OUT_OF_RANGE as IndexError)
             if "RESOURCE_EXHAUSTED" in str(error):
@@ -498,6 +498,12 @@ class IreeModule:
         if any(np.may_share_memory(array, a) for a in inputs):
             return array.copy()
         return array
+
+
+def _vm_scalar(argument: object) -> object:
+    """An `i1` scalar as the integer the VM holds it as (IREE's call does not
+    convert a bool); any other argument as it is."""
+    return int(argument) if isinstance(argument, bool | np.bool_) else argument
 
 
 def load(module: ModuleOp) -> IreeModule:

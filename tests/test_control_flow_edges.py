@@ -96,6 +96,35 @@ def test_binomial_checkpointing_runs_on_iree() -> None:
             np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
+BRANCH = """func.func @main(%x: tensor<3xf32>, %p: i1, %q: tensor<i1>) -> (tensor<3xf32>, i1) {
+  %c = grad.const 2.0 : tensor<3xf32>
+  %r = scf.if %p -> (tensor<3xf32>) {
+    %a = grad.mul %x, %c : tensor<3xf32>
+    scf.yield %a : tensor<3xf32>
+  } else {
+    scf.yield %x : tensor<3xf32>
+  }
+  %qs = tensor.extract %q[] : tensor<i1>
+  %b = arith.andi %p, %qs : i1
+  func.return %r, %b : tensor<3xf32>, i1
+}"""
+
+
+@pytest.mark.skipif(not HAVE_IREE, reason="IREE is not installed")
+def test_an_i1_argument_takes_a_branch_on_iree() -> None:
+    """An `i1` scalar argument (an `scf.if`'s condition) is passed to IREE as
+    the integer its VM holds (it was 'could not convert python value to VM:
+    True'), beside an `i1` tensor."""
+    program = Program(BRANCH)
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    for p in (True, False):
+        args = [x, np.bool_(p), np.array(True)]
+        found = program.run(args=args, backend="iree").results
+        expected = program.run(args=args).results
+        for a, b in zip(found, expected, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
 def test_no_loop_starts_from_a_copy_of_an_empty_tensor() -> None:
     """A periodic `scf.while` reverse starts its replay from `tensor.empty`
     for the carried values it does not keep; copying those for IREE read
