@@ -189,3 +189,39 @@ def test_a_gradient_of_a_gradient_through_a_run_time_trip_count_is_refused() -> 
     assert "'grad.jvp' op needs zeros of tensor<?x3xf32>, whose size is known" in str(
         caught.value
     )
+
+
+CHAINED_CALLS = """func.func private @cell(%h: tensor<3xf32>, %w: tensor<3xf32>, %flag: i1) -> (tensor<3xf32>, i1) {
+  %r = scf.if %flag -> (tensor<3xf32>) {
+    %a = grad.mul %h, %w : tensor<3xf32>
+    scf.yield %a : tensor<3xf32>
+  } else {
+    scf.yield %h : tensor<3xf32>
+  }
+  func.return %r, %flag : tensor<3xf32>, i1
+}
+func.func @main(%x: tensor<3xf32>, %w: tensor<3xf32>, %f: i1) -> (tensor<3xf32>, tensor<3xf32>) {
+  %n, %n1 = func.call @cell(%x, %w, %f) : (tensor<3xf32>, tensor<3xf32>, i1) -> (tensor<3xf32>, i1)
+  %m, %m1 = func.call @cell(%n, %w, %f) : (tensor<3xf32>, tensor<3xf32>, i1) -> (tensor<3xf32>, i1)
+  %s = grad.add %n, %m : tensor<3xf32>
+  %l = grad.reduce add %s [0] : tensor<3xf32> to tensor<f32>
+  %gx, %gw = grad.gradient %l wrt %x, %w control_flow : tensor<f32>, tensor<3xf32>, tensor<3xf32>
+  func.return %gx, %gw : tensor<3xf32>, tensor<3xf32>
+}"""
+
+
+def test_a_branch_of_an_inlined_call_reads_a_kept_calls_result() -> None:
+    """The second call is inlined (its arguments send shares to each other),
+    the first kept for derivative functions; the walk of the inlined
+    `scf.if`'s branches reads the first call's result as a leaf and leaves
+    that call to the enclosing walk (it inlined it from under the walk:
+    "Operation CallOp(...) has no SymbolTable ancestor")."""
+    program = Program(CHAINED_CALLS)
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    w = np.array([1.0, 1.0, 2.0], np.float32)
+    gx, gw = program.run(args=[x, w, np.bool_(True)]).results  # x·w + x·w·w
+    np.testing.assert_array_equal(gx, w + w * w)
+    np.testing.assert_array_equal(gw, x + 2 * x * w)
+    gx, gw = program.run(args=[x, w, np.bool_(False)]).results  # x + x
+    np.testing.assert_array_equal(gx, np.full(3, 2.0, np.float32))
+    np.testing.assert_array_equal(gw, np.zeros(3, np.float32))
