@@ -144,7 +144,9 @@ def test_a_period_beyond_the_trip_count_is_one_segment_of_that_count() -> None:
     args = (*ARGS, np.array(0, np.int32))
     expected = results(expanded(program(count, "")), *args)
     for period in (9, 10, 2**40):
-        attributes = f'{{"grad.checkpoint" = "periodic", "grad.period" = {period} : i64}}'
+        attributes = (
+            f'{{"grad.checkpoint" = "periodic", "grad.period" = {period} : i64}}'
+        )
         module = expanded(program(count, attributes))
         assert "tensor<9x3xf32>" in str(module)
         assert same_bits(results(module, *args), expected), period
