@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import LocationAttr, TensorType, f32, i1
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from gradopt.autodiff.upstream import UpstreamBuilder, float_type
+from gradopt.dialect.errors import OpError
 from gradopt.dialect.ops import (
     AddOp,
     BroadcastOp,
@@ -201,7 +202,17 @@ class Emitter(UpstreamBuilder):
         return self.const(0.0, type)
 
     def zeros_like(self, value: SSAValue) -> SSAValue:
-        """Zeros of `value`'s type, of its family (SPEC §10.2)."""
+        """Zeros of `value`'s type, of its family (SPEC §10.2). A size known
+        at run time only (a cache of a loop with a run-time trip count, which
+        a derivative of a gradient meets) has no literal: an error."""
+        type = value.type
+        if isinstance(type, TensorType) and not type.has_static_shape():
+            raise OpError(
+                self.anchor,
+                f"needs zeros of {type}, whose size is known at run time only (a "
+                "derivative of a gradient through a loop whose trip count is "
+                "known at run time only is not supported)",
+            )
         if self.adds_upstream(value):
             return self.fzeros(value)
         return self.zeros(tensor_type(value))

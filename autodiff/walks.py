@@ -119,14 +119,20 @@ def unfold_on_path(
     (`RegionDerivative.keeps`) stays. `roots` and `sources` are read again
     after each round, as replacing an op replaces its results. Returns the
     ops that stay for the reverse, marked `KEPT` for the walk: the caller
-    takes the mark off (`unmark`) once the walk is done."""
+    takes the mark off (`unmark`) once the walk is done. A value outside
+    `within` is a leaf of the walk, as is the op that makes it: a call there
+    (whose result a region reads) is the enclosing walk's to unfold or keep."""
     kept: list[Operation] = []
     while True:
         order, path = paths_between(roots(), sources(), within)
         reached = set(order)
         unfolding: dict[Operation, RegionDerivative] = {}
         for value in order:
-            if value in path and isinstance(value, OpResult):
+            if (
+                value in path
+                and isinstance(value, OpResult)
+                and (within is None or within(value))
+            ):
                 derivative = derivative_of(value.op)
                 if (
                     not isinstance(derivative, RegionDerivative)

@@ -24,6 +24,7 @@ before.
 
 from __future__ import annotations
 
+import operator
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -232,10 +233,18 @@ def _i32(bound: Array | int) -> SSAValue:
 
 
 def fori_loop(
-    lower: Any, upper: Any, body_fun: Callable[..., Any], init_val: Any
+    lower: Any,
+    upper: Any,
+    body_fun: Callable[..., Any],
+    init_val: Any,
+    *,
+    unroll: int | bool | None = None,
 ) -> Any:
     """`body_fun(i, carry)` for i from `lower` to `upper - 1`, starting from
-    `init_val`, as `jax.lax.fori_loop`: one `scf.for`."""
+    `init_val`, as `jax.lax.fori_loop`: one `scf.for`. `unroll` is accepted
+    for JAX's signature, as `scan`'s is."""
+    if unroll is not None:
+        _check_unroll(unroll, "fori_loop")
     low, high = _bound(lower, "fori_loop"), _bound(upper, "fori_loop")
     carries, structure = _leaves(init_val, "fori_loop")
     if isinstance(low, int) and isinstance(high, int):
@@ -256,6 +265,24 @@ def fori_loop(
         _emit(YieldOp(*(y.value for y in yielded)))
     loop = ForOp(bounds[0], bounds[1], bounds[2], [c.value for c in carries], block)
     return structure.unflatten(_array(r) for r in _loop(loop))
+
+
+def _count(length: object) -> int:
+    """`scan`'s `length` as an int, as JAX takes it (`operator.index`)."""
+    try:
+        if isinstance(length, bool):
+            raise TypeError
+        count = operator.index(length)  # pyright: ignore[reportArgumentType]
+    except TypeError:
+        count = -1
+    if count < 0:
+        raise error(f"scan: length must be an int >= 0, got {length!r}")
+    return count
+
+
+def _check_unroll(unroll: object, name: str) -> None:
+    if not isinstance(unroll, bool) and not (isinstance(unroll, int) and unroll > 0):
+        raise error(f"{name}: unroll must be a positive int or a bool, got {unroll!r}")
 
 
 def _stacked(x: Array, k: SSAValue) -> Array:
@@ -296,15 +323,16 @@ def scan(
     ys stacked along a new leading axis. `reverse` runs from the last slice
     to the first (ys stay in slice order). `unroll` is accepted for JAX's
     signature; the loop is never unrolled, which gives the same values."""
-    if not isinstance(unroll, bool) and not (isinstance(unroll, int) and unroll > 0):
-        raise error(f"scan: unroll must be a positive int or a bool, got {unroll!r}")
+    _check_unroll(unroll, "scan")
+    if length is not None:
+        length = _count(length)
     carries, structure = _leaves(init, "scan")
     x_leaves, x_tree = _leaves(xs, "scan") if xs is not None else ([], None)
     if any(x.ndim == 0 for x in x_leaves):
         raise error("scan: every leaf of xs must have a leading axis to scan over")
     lengths = {x.shape[0] for x in x_leaves}
     if length is not None:
-        lengths.add(int(length))
+        lengths.add(length)
     if len(lengths) != 1:
         raise error(
             "scan: the leaves of xs and length must agree on the number of steps, "

@@ -262,12 +262,18 @@ def _dynamic_empty(op: tensor.EmptyOp) -> Kernel:
     """`tensor.empty(%n)`: sized when it runs (the caches of a loop whose trip
     count is known only at run time, SPEC §11). Zeros, as a read-only view of
     one element like a static `tensor.empty`: a loop that writes its cache
-    in place copies it once, and that copy is the one allocation."""
+    in place copies it once, and that copy is the one allocation. A negative
+    size (a cache sized by the trip count of a loop whose step is not
+    positive) is a run-time error."""
     static, zero = _shape(op.tensor), np.zeros((), dtype_of(op.tensor.type, op))
 
     def empty(*sizes: Value) -> np.ndarray:
         given = iter(sizes)
         shape = [int(next(given)) if d < 0 else d for d in static]  # pyright: ignore[reportArgumentType]
+        for d, size in enumerate(shape):
+            if size < 0:
+                message = f"size {size} of dimension {d} is negative"
+                raise OpError(op, message, at_run_time=True)
         return np.broadcast_to(zero, shape)
 
     return empty

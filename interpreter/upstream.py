@@ -26,6 +26,7 @@ from gradopt.interpreter import linalg as structured
 from gradopt.interpreter import tensor
 from gradopt.interpreter.folds import fold_kernel, folds
 from gradopt.interpreter.fusion import kernel_of as chain_kernel
+from gradopt.interpreter.linalg_ext import Env, arguments_read, block_program
 from gradopt.interpreter.linalg_ext import kernel_of as ext_kernel
 from gradopt.interpreter.owned import Owned
 from gradopt.interpreter.scalar import (
@@ -75,7 +76,7 @@ def kernel_of(
     if isinstance(op, BroadcastOp):
         return _broadcast(op), [op.input, op.init]
     if isinstance(op, ReduceOp):
-        return _reduce(op), [op.input, op.init]
+        return _reduce(op), [op.input, op.init, *captured(op)]
     if isinstance(op, MapOp):
         return structured.map_kernel(op)
     if isinstance(op, scf.IfOp):
@@ -114,7 +115,10 @@ def _broadcast(op: BroadcastOp) -> Kernel:
 
 
 def _reduce(op: ReduceOp) -> Kernel:
-    """`linalg.reduce`: its body's combining op over `dimensions`."""
+    """`linalg.reduce`: its body's combining op over `dimensions`, of the
+    accumulator and an element that the body may compute from the input's
+    element and outer values (computed on the whole input first, as a
+    `linalg.generic`'s body is, then reduced at once)."""
     if not op.result:
         raise OpError(op, "cannot be run: only linalg on tensors runs")
     block = op.region.block
@@ -124,23 +128,39 @@ def _reduce(op: ReduceOp) -> Kernel:
     if (
         not isinstance(combiner, Operation)
         or type(combiner) not in REDUCTIONS
-        or set(combiner.operands) != {element, accumulator}
+        or accumulator not in combiner.operands
+        or accumulator in arguments_read(term := _other(combiner, accumulator), block)
     ):
         raise OpError(
             op,
-            "cannot be run: its body must be one combining op of the element "
-            "and the accumulator (arith.addf, maximumf, ...)",
+            "cannot be run: its body must be a combining op of the accumulator "
+            "and an element computed without it (arith.addf, maximumf, ...)",
         )
     reduce, combine = REDUCTIONS[type(combiner)], function_of(combiner)
     assert combine is not None
     axes = tuple(int(d) for d in op.dimensions.get_values())
     dtype = dtype_of(op.init.type, op)
+    outer = captured(op)
+    program = None if term is element else block_program(op, block)
 
-    def kernel(input: Value, init: Value) -> Value:
+    def kernel(input: Value, init: Value, *values: Value) -> Value:
+        if program is not None:
+            env: Env = dict(zip(outer, values, strict=True))
+            env[element] = input
+            env[accumulator] = np.zeros((), dtype)  # read only by the combiner
+            program(env)
+            input = np.broadcast_to(env[term], np.shape(input))
         reduced = reduce(np.ascontiguousarray(input), axes)
         return np.asarray(combine(init, reduced)).astype(dtype, copy=False)
 
     return kernel
+
+
+def _other(combiner: Operation, accumulator: SSAValue) -> SSAValue:
+    """The operand of the two-operand `combiner` that is not `accumulator`
+    (the accumulator when both are)."""
+    lhs, rhs = combiner.operands
+    return rhs if lhs is accumulator else lhs
 
 
 def _if(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 
+import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from gradopt.dialect.context import make_context
@@ -50,8 +51,12 @@ def differentiate_module(
             f"module must be a ModuleOp or its text, not {type(module).__name__}"
         )
     positions = _positions(wrt)
-    if isinstance(loss, bool) or not isinstance(loss, int):
-        raise TypeError(f"loss must be a result position (int), not {loss!r}")
+    try:
+        if isinstance(loss, bool | np.bool_):
+            raise TypeError
+        loss = operator.index(loss)
+    except TypeError:
+        raise TypeError(f"loss must be a result position (int), not {loss!r}") from None
     source = SourceText()
     try:
         if isinstance(module, str):
@@ -71,11 +76,11 @@ def differentiate_module(
 def _positions(wrt: int | Sequence[int]) -> tuple[int, ...]:
     """`wrt` as a tuple of argument positions."""
     try:
-        if isinstance(wrt, bool | str | bytes):
+        if isinstance(wrt, bool | np.bool_ | str | bytes):
             raise TypeError
-        if isinstance(wrt, int):
-            return (wrt,)
-        if any(isinstance(w, bool) for w in wrt):
+        if isinstance(wrt, int | np.integer):
+            return (operator.index(wrt),)
+        if any(isinstance(w, bool | np.bool_) for w in wrt):
             raise TypeError
         return tuple(operator.index(w) for w in wrt)
     except TypeError:

@@ -51,6 +51,7 @@ from gradopt.runtime.buffers import importable
 from gradopt.runtime.iree_branches import copy_branch_results
 from gradopt.runtime.iree_driver import driver_for
 from gradopt.runtime.iree_elements import linearize_element_accesses
+from gradopt.runtime.iree_errors import compile_failure
 from gradopt.runtime.iree_loops import MAX_UNROLL, UNROLL_BUDGET, unroll_loops
 from gradopt.runtime.iree_while import lower_while_loops
 from gradopt.support import environment, files
@@ -383,9 +384,7 @@ def _compile(text: str) -> bytes:
                 raise
         return compiler.compile_str(text, extra_args=list(LOOP_COMPILE_FLAGS))
     except compiler.CompilerToolError as error:
-        raise BackendError(
-            f"IREE could not compile the lowered program:\n{error}"
-        ) from None
+        raise BackendError(compile_failure(str(error))) from None
 
 
 @cache
@@ -435,7 +434,7 @@ class IreeModule:
             ):
                 outputs = self._invoke(entry, arguments)
             else:  # scalars and bools as IREE's own call converts them
-                outputs = self.functions[entry](*arguments)
+                outputs = self.functions[entry](*map(_vm_scalar, arguments))
         except (RuntimeError, ValueError, IndexError) as error:
             # IREE raises its statuses as these (OUT_OF_RANGE as IndexError)
             if "RESOURCE_EXHAUSTED" in str(error):
@@ -512,6 +511,12 @@ class IreeModule:
         if any(np.may_share_memory(array, a) for a in inputs):
             return array.copy()
         return array
+
+
+def _vm_scalar(argument: object) -> object:
+    """An `i1` scalar as the integer the VM holds it as (IREE's call does not
+    convert a bool); any other argument as it is."""
+    return int(argument) if isinstance(argument, bool | np.bool_) else argument
 
 
 def load(module: ModuleOp) -> IreeModule:

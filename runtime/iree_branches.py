@@ -22,8 +22,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AnyFloat,
     FloatAttr,
     IndexType,
@@ -65,7 +66,9 @@ def _zero(element: Attribute) -> arith.ConstantOp | None:
 
 def _copy(value: SSAValue, type: TensorType) -> list[Operation]:
     """A copy of `value` that IREE cannot fold away (the last op's result),
-    or no ops for an element type `_zero` does not know."""
+    or no ops for an element type `_zero` does not know. A dynamic size is
+    the value's own (`tensor.dim`), as a revolve's stacks have when the trip
+    count is known at run time only."""
     if (zero := _zero(type.get_element_type())) is None:
         return []
     true = arith.ConstantOp(IntegerAttr(1, i1))
@@ -74,7 +77,20 @@ def _copy(value: SSAValue, type: TensorType) -> list[Operation]:
     def select(args: Sequence[BlockArgument]) -> SSAValue:
         return arith.SelectOp(barrier.result, args[0], zero.result).result
 
-    return [zero, true, barrier, *elementwise([value], type, select)]
+    empty, generic = elementwise([value], type, select)
+    sizes: list[Operation] = []
+    for d, size in enumerate(type.get_shape()):
+        if size == DYNAMIC_INDEX:
+            position = arith.ConstantOp(IntegerAttr(d, IndexType()))
+            sizes += [position, tensor.DimOp(value, position)]
+    if sizes:
+        dims = [op.results[0] for op in sizes[1::2]]
+        sized = tensor.EmptyOp(dims, type)
+        empty.results[0].replace_all_uses_with(sized.tensor)
+        sizes.append(sized)
+    else:
+        sizes.append(empty)
+    return [zero, true, barrier, *sizes, generic]
 
 
 def copy_branch_results(module: ModuleOp) -> None:

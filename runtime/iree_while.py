@@ -21,12 +21,15 @@ to stop) and whose carried vectors start as constants:
 
 Lowering the control flow to blocks here avoids the first, and starting each
 loop from a copy that IREE cannot fold back into the constant (`iree_branches`'
-copy) avoids the second. Every initial tensor of static shape is copied, not
-only the `arith.constant`s: IREE sees constants through other ops (a
-gradient's reverse loop starts from zeros that an `scf.execute_region`
-yields, and failed the same way). A copy is one small dispatch per value and
-loop. Only programs with an
-`scf.while` are rewritten: IREE runs `scf.for` loops and `scf.if` branches
+copy) avoids the second. Every initial tensor is copied, not only the
+`arith.constant`s: IREE sees constants through other ops (a gradient's
+reverse loop starts from zeros that an `scf.execute_region` yields, and
+failed the same way), and a dynamically sized one too (revolve's snapshots
+when the trip count is known at run time only failed the same way); but
+not a `tensor.empty`, whose copy would read uninitialized memory (IREE
+warned of it on the terminal). A copy is one small dispatch per value and
+loop. Only programs with an `scf.while`
+are rewritten: IREE runs `scf.for` loops and `scf.if` branches
 well as they are, and the loop unrolling of `iree_loops` needs them
 structured.
 """
@@ -34,7 +37,7 @@ structured.
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects import scf
+from xdsl.dialects import scf, tensor
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.cf import BranchOp, ConditionalBranchOp
 from xdsl.ir import Block, SSAValue
@@ -98,8 +101,8 @@ class WhileLowering(RewritePattern):
 
 
 def _copy_starts(module: ModuleOp) -> None:
-    """Start every loop of `module` from copies of its initial tensors of
-    static shape."""
+    """Start every loop of `module` from copies of its initial tensors
+    (but a `tensor.empty`)."""
     for loop in [op for op in module.walk() if isinstance(op, scf.WhileOp | scf.ForOp)]:
         block = loop.parent_block()
         assert block is not None
@@ -109,7 +112,7 @@ def _copy_starts(module: ModuleOp) -> None:
             type = value.type
             if (
                 isinstance(type, TensorType)
-                and type.has_static_shape()
+                and not isinstance(value.owner, tensor.EmptyOp)
                 and (ops := _copy(value, type))
             ):
                 block.insert_ops_before(ops, loop)

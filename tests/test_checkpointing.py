@@ -137,6 +137,21 @@ def test_binomial_with_a_static_trip_count() -> None:
         assert same_bits(results(marked, *args), expected)
 
 
+def test_a_period_beyond_the_trip_count_is_one_segment_of_that_count() -> None:
+    """SPEC §11: P ≥ N is one segment; a known N sizes the segment's cache,
+    so a period far beyond it costs no more memory than N."""
+    count = "arith.constant 9 : index"
+    args = (*ARGS, np.array(0, np.int32))
+    expected = results(expanded(program(count, "")), *args)
+    for period in (9, 10, 2**40):
+        attributes = (
+            f'{{"grad.checkpoint" = "periodic", "grad.period" = {period} : i64}}'
+        )
+        module = expanded(program(count, attributes))
+        assert "tensor<9x3xf32>" in str(module)
+        assert same_bits(results(module, *args), expected), period
+
+
 def test_checkpointing_a_while_loop_keeps_the_bits_of_the_cache() -> None:
     """The trip count is found by a counting copy of the loop; both policies
     then reverse its iterations as for an `scf.for` of that many."""

@@ -327,6 +327,18 @@ def test_errors_are_located() -> None:
             "the predicate must be a scalar",
         ),
         (lambda x: lax.fori_loop(0.5, 3, lambda i, c: c, x), "loop bound"),
+        (
+            lambda x: lax.scan(lambda c, _: (c, c), x, length=-1),
+            "scan: length must be an int >= 0, got -1",
+        ),
+        (
+            lambda x: lax.scan(lambda c, _: (c, c), x, length=2.5),
+            "scan: length must be an int >= 0, got 2.5",
+        ),
+        (
+            lambda x: lax.fori_loop(0, 2, lambda i, c: c, x, unroll=0),
+            "fori_loop: unroll must be a positive int or a bool, got 0",
+        ),
     ]
     for f, message in cases:
         with pytest.raises(GradoptError) as caught:

@@ -223,6 +223,15 @@ def test_differentiate_module_checks_python_types() -> None:
         gradopt.differentiate_module(_GRAD_PROGRAM, loss=True)
 
 
+def test_differentiate_module_takes_numpy_integers_as_positions() -> None:
+    """As `operator.index` takes them (a position read from an array)."""
+    for loss, wrt in ((np.int64(0), np.int32(1)), (0, np.array([1, 0]))):
+        module = gradopt.differentiate_module(_GRAD_PROGRAM, loss=loss, wrt=wrt)
+        assert "grad.gradient %l wrt %x" in str(module)
+    with pytest.raises(TypeError, match="wrt must be an argument position"):
+        gradopt.differentiate_module(_GRAD_PROGRAM, wrt=np.bool_(True))
+
+
 def test_the_pass_in_grad_opt(tmp_path: Path) -> None:
     path = tmp_path / "p.mlir"
     path.write_text(_GRAD_PROGRAM)

@@ -284,6 +284,46 @@ def test_a_max_reduction_keeps_nan_and_prefers_positive_zero() -> None:
     np.testing.assert_array_equal(bits(result), bits(np.float32([0.0, 0.0, np.nan])))
 
 
+_REDUCE_BODY = """func.func @main(%x: tensor<4x3xf32>, %a: f32) -> (tensor<4xf32>, tensor<4xf32>, tensor<4x3xf32>, f32) {
+  %e = tensor.empty() : tensor<4xf32>
+  %z = arith.constant 0.0 : f32
+  %init = linalg.fill ins(%z : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %r = linalg.reduce ins(%x : tensor<4x3xf32>) outs(%init : tensor<4xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %m = arith.mulf %in, %a : f32
+      %s = math.sin %m : f32
+      %t = arith.addf %acc, %s : f32
+      linalg.yield %t : f32
+    }
+  %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x3xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.mulf %in, %a : f32
+    %s = math.sin %m : f32
+    %t = arith.addf %acc, %s : f32
+    linalg.yield %t : f32
+  } -> tensor<4xf32>
+  %c1 = arith.constant 1 : index
+  %l = tensor.extract %r[%c1] : tensor<4xf32>
+  %gx, %ga = grad.gradient %l wrt %x, %a : f32, tensor<4x3xf32>, f32
+  func.return %r, %q, %gx, %ga : tensor<4xf32>, tensor<4xf32>, tensor<4x3xf32>, f32
+}"""
+
+
+def test_a_reduce_whose_body_computes_the_element_runs_as_its_generic() -> None:
+    """`linalg.reduce` with a body of several ops (an element computed from
+    the input and an outer scalar, then added): the bits of the same body in
+    a `linalg.generic`, and its gradient."""
+    x = np.random.default_rng(6).standard_normal((4, 3)).astype(np.float32)
+    a = np.float32(0.7)
+    reduced, generic, gx, ga = run(_REDUCE_BODY, x, a)
+    np.testing.assert_array_equal(bits(reduced), bits(generic))
+    np.testing.assert_allclose(reduced, np.sin(x * a).sum(axis=1), rtol=1e-6)
+    expected = np.zeros_like(x)
+    expected[1] = np.cos(x[1] * a) * a
+    np.testing.assert_allclose(gx, expected, rtol=1e-6)
+    np.testing.assert_allclose(ga, (np.cos(x[1] * a) * x[1]).sum(), rtol=1e-6)
+
+
 def test_matmul_named_generic_and_grad_dot_agree_bit_for_bit() -> None:
     rng = np.random.default_rng(5)
     a = rng.standard_normal((17, 23)).astype(np.float32)

@@ -157,7 +157,10 @@ def _scan_reason(op: Operation) -> str | None:
     if not op.is_inclusive:
         return "only an inclusive scan is differentiated"
     if not _is_sum(op.region.block):
-        return "only a scan whose body is 'arith.addf' of its two arguments is"
+        return (
+            "only a scan whose body is 'arith.addf' of its two arguments is "
+            "differentiated"
+        )
     return None
 
 

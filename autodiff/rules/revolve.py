@@ -3,7 +3,8 @@
 loop in the IR.
 
 The reverse keeps a stack of at most C snapshots (the carried values of some
-iterations that the reverse reads, and their positions), the first one the
+iterations that the reverse reads, and their positions, as `i64`: IREE
+refuses a tensor of `index` between its dispatches), the first one the
 loop's initial values.
 Each step of an `scf.while` looks at the top snapshot, at position p, and at
 the iteration to reverse next, target - 1: it recomputes from the snapshot up
@@ -25,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.dialects.scf import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
 from xdsl.dialects.tensor import EmptyOp, ExtractOp, InsertOp
 from xdsl.ir import SSAValue
@@ -77,8 +78,8 @@ def binomial_reverse(
         )
         for j in kept
     ]
-    where = e.insert(EmptyOp(sized, _cache_type(INDEX, known)))
-    where = e.insert(InsertOp(zero, where, [zero]))
+    where = e.insert(EmptyOp(sized, _cache_type(i64, known)))
+    where = e.insert(InsertOp(_int(e, 0, i64), where, [zero]))
     state = [*initial, count, zero, *stacks, where]
     types = [v.type for v in state]
     first, second = _Body(e, types), _Body(e, types)
@@ -92,7 +93,7 @@ def binomial_reverse(
     args = second.block.args
     running, (target, top) = args[: len(initial)], args[len(initial) : len(initial) + 2]
     stacks, where = args[len(initial) + 2 : -1], args[-1]
-    p = b.insert(ExtractOp(where, [top], INDEX))
+    p = b.insert(arith.IndexCastOp(b.insert(ExtractOp(where, [top], i64)), INDEX))
     free = b.insert(arith.SubiOp(snapshots, top))
     m = _split(b, p, target, free)
     saved = _loaded(b, op, stacks, top)
@@ -114,7 +115,9 @@ def binomial_reverse(
     pushed = [
         _store(push.e, advanced[j], s, above) for j, s in zip(kept, stacks, strict=True)
     ]
-    marked = push.e.insert(InsertOp(m, where, [above]))
+    marked = push.e.insert(
+        InsertOp(push.e.insert(arith.IndexCastOp(m, i64)), where, [above])
+    )
     push.close(YieldOp(*running, target, above, *pushed, marked))
     second.close(YieldOp(*branch.results))
     return loop.results[: len(initial)]

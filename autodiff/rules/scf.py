@@ -511,6 +511,23 @@ def _loop_reverse(
     return _reverse_steps(e, op, caches, None, count, initial, outer).results
 
 
+def _check_sizes(op: Loop, outer: Sequence[SSAValue]) -> None:
+    """Refuse a loop whose reverse would cache or sum a tensor of a size known
+    at run time only: the caches of a loop with a run-time trip count, which
+    a gradient of a gradient meets in the first gradient's loops."""
+    carries = _carries(op)
+    sized = [("carries", carries[j]) for j in _kept(op)]
+    for what, value in [*sized, *(("reads", v) for v in outer)]:
+        if isinstance(value.type, TensorType) and not _static(value.type):
+            raise OpError(
+                op,
+                f"{what} {value.type}, whose size is known at run time only, on "
+                "the path: its reverse cannot take it (a gradient of a gradient "
+                "through a loop whose trip count is known at run time only is "
+                "not supported)",
+            )
+
+
 def _stand_for(op: Loop, loop: ForOp, place: Emitter | None) -> None:
     """With `place`, make `loop`'s first results, `op`'s by the same ops,
     stand for `op`'s."""
@@ -526,6 +543,7 @@ def _for_reverse(
     carries = _carries(op)
     differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
     outer = _outer(e, op)
+    _check_sizes(op, outer)
     replaces = _read_by_this_walk_only(e, op) and not _has_branch(op)
     place = Emitter(op, ConstantPool()) if replaces else None
     count, static = _trip_count(place or e, op)
@@ -596,9 +614,19 @@ SNAPSHOTS = "grad.snapshots"
 
 
 def _checkpoint_policy(op: Operation) -> str | None:
-    """The loop's `grad.checkpoint` (SPEC §11), None for the default cache."""
+    """The loop's `grad.checkpoint` (SPEC §11), None for the default cache.
+    A period or a number of snapshots that no policy uses is an error: the
+    loop would cache every iteration while its author thinks otherwise."""
     policy = op.attributes.get(CHECKPOINT)
     if policy is None:
+        for name in (PERIOD, SNAPSHOTS):
+            if name in op.attributes:
+                raise OpError(
+                    op,
+                    f"'{name}' applies to a loop with '{CHECKPOINT}' "
+                    '("periodic" or "binomial"); without it every iteration is '
+                    "cached",
+                )
         return None
     if not isinstance(policy, StringAttr) or policy.data not in (
         "periodic",
@@ -613,6 +641,10 @@ def _checkpoint_policy(op: Operation) -> str | None:
             isinstance(value, IntegerAttr) and value.value.data > 0
         ):
             raise OpError(op, f"'{name}' must be a positive integer, got {value}")
+    if SNAPSHOTS in op.attributes and policy.data != "binomial":
+        raise OpError(
+            op, f"'{SNAPSHOTS}' applies to \"binomial\" checkpointing, not {policy}"
+        )
     return policy.data
 
 
@@ -620,10 +652,14 @@ def _period(
     e: Emitter, op: Loop, count: SSAValue, static: int | None
 ) -> tuple[SSAValue, int | None]:
     """The loop's `grad.period`, or ⌈√N⌉ (by an integer loop when N is known
-    at run time only)."""
+    at run time only). A period beyond a known N is N: one segment either
+    way, and the segment's cache is sized by the period."""
     given = op.attributes.get(PERIOD)
     if isinstance(given, IntegerAttr):
-        return _int(e, given.value.data, INDEX), given.value.data
+        period = given.value.data
+        if static is not None:
+            period = max(1, min(period, static))
+        return _int(e, period, INDEX), period
     if static is not None:
         period = isqrt(static - 1) + 1 if static > 1 else 1
         return _int(e, period, INDEX), period
@@ -896,9 +932,10 @@ def _while_reverse(
     assert isinstance(op, WhileOp)
     before = op.before_region.block
     carries = before.args
+    outer = _outer(e, op)
+    _check_sizes(op, outer)
     count, last = _while_trip_count(e, op)
     differentiable = [j for j, c in enumerate(carries) if is_f32_value(c.type)]
-    outer = _outer(e, op)
     types = [*(carries[j].type for j in differentiable), *(v.type for v in outer)]
 
     def leave() -> Sequence[SSAValue]:

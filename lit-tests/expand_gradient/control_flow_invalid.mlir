@@ -165,6 +165,39 @@ func.func @period_zero(%x: tensor<f32>) -> tensor<f32> {
 
 // -----
 
+// A period without a policy would be ignored: every iteration cached.
+func.func @period_without_policy(%x: tensor<f32>) -> tensor<f32> {
+  %lb = arith.constant 0 : index
+  %ub = arith.constant 4 : index
+  %st = arith.constant 1 : index
+  %r = scf.for %i = %lb to %ub step %st iter_args(%acc = %x) -> (tensor<f32>) {
+    %n = grad.mul %acc, %acc : tensor<f32>
+    scf.yield %n : tensor<f32>
+  } {"grad.period" = 2 : i64}
+  %g = grad.gradient %r wrt %x control_flow : tensor<f32>, tensor<f32>
+  func.return %g : tensor<f32>
+}
+
+// CHECK:      control_flow_invalid.mlir:[[# @LINE - 8]]:3: error: 'scf.for' op 'grad.period' applies to a loop with 'grad.checkpoint' ("periodic" or "binomial"); without it every iteration is cached
+
+// -----
+
+func.func @snapshots_of_periodic(%x: tensor<f32>) -> tensor<f32> {
+  %lb = arith.constant 0 : index
+  %ub = arith.constant 4 : index
+  %st = arith.constant 1 : index
+  %r = scf.for %i = %lb to %ub step %st iter_args(%acc = %x) -> (tensor<f32>) {
+    %n = grad.mul %acc, %acc : tensor<f32>
+    scf.yield %n : tensor<f32>
+  } {"grad.checkpoint" = "periodic", "grad.snapshots" = 2 : i64}
+  %g = grad.gradient %r wrt %x control_flow : tensor<f32>, tensor<f32>
+  func.return %g : tensor<f32>
+}
+
+// CHECK:      control_flow_invalid.mlir:[[# @LINE - 8]]:3: error: 'scf.for' op 'grad.snapshots' applies to "binomial" checkpointing, not "periodic"
+
+// -----
+
 // A branch that yields nothing where the op has a result (xDSL gives a block
 // without a terminator an empty `scf.yield`).
 func.func @if_yields_nothing(%x: tensor<f32>, %c: i1) -> tensor<f32> {

@@ -115,6 +115,21 @@ func.func @exclusive(%x: tensor<3xf32>, %z: tensor<f32>, %ct: tensor<3xf32>) -> 
 
 // -----
 
+// A running product (`jnp.cumprod`) has no rule; the reason is a whole sentence.
+func.func @cumprod(%x: tensor<3xf32>, %z: tensor<f32>, %ct: tensor<3xf32>) -> tensor<3xf32> {
+  %s:2 = iree_linalg_ext.scan dimension(0) inclusive(true) ins(%x : tensor<3xf32>) outs(%x, %z : tensor<3xf32>, tensor<f32>) {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.mulf %a, %b : f32
+    iree_linalg_ext.yield %t : f32
+  } -> tensor<3xf32>, tensor<f32>
+  %g = grad.vjp %s#0, %ct wrt %x : tensor<3xf32>, tensor<3xf32>
+  func.return %g : tensor<3xf32>
+}
+
+// CHECK:      upstream_linalg_ext.mlir:[[# @LINE - 4]]:3: error: 'grad.vjp' op 'iree_linalg_ext.scan' lies on the path from the target to the loss and has no gradient rule: only a scan whose body is 'arith.addf' of its two arguments is differentiated{{$}}
+
+// -----
+
 func.func @product(%x: tensor<4xf32>, %u: tensor<2xf32>, %ct: tensor<4xf32>) -> tensor<4xf32> {
   %k = arith.constant dense<[[1], [2]]> : tensor<2x1xi32>
   %s = iree_linalg_ext.scatter dimension_map = [0] unique_indices(true) ins(%u, %k : tensor<2xf32>, tensor<2x1xi32>) outs(%x : tensor<4xf32>) {
