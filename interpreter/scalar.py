@@ -417,17 +417,74 @@ def constant(op: arith.ConstantOp) -> Value:
 _INDEX_LOW, _INDEX_SPAN = -(1 << 63), 1 << 64
 
 
+def _wrapped(result: int) -> int:
+    """`result` wrapped into int64, as NumPy's int64 arithmetic wraps."""
+    if _INDEX_LOW <= result < -_INDEX_LOW:
+        return result
+    return (result - _INDEX_LOW) % _INDEX_SPAN + _INDEX_LOW
+
+
 def _on_index(operation: Callable[[int, int], int]) -> Function:
     """`operation` on two `index` scalars as Python ints (a loop's offsets:
     NumPy's scalar arithmetic costs a microsecond an op), wrapping as int64."""
 
     def apply(a: Value, b: Value) -> int:
-        result = operation(int(a), int(b))
-        if _INDEX_LOW <= result < -_INDEX_LOW:
-            return result
-        return (result - _INDEX_LOW) % _INDEX_SPAN + _INDEX_LOW
+        return _wrapped(operation(int(a), int(b)))
 
     return apply
+
+
+def _truncated(a: int, b: int) -> int:
+    quotient = abs(a) // abs(b)
+    return quotient if (a < 0) == (b < 0) else -quotient
+
+
+_INDEX_DIVISIONS: dict[type[Operation], Callable[[int, int], int]] = {
+    arith.DivSIOp: _truncated,
+    arith.RemSIOp: lambda a, b: a - b * _truncated(a, b),
+    arith.CeilDivSIOp: lambda a, b: -(_wrapped(-a) // b),  # as `_ceiling_division`
+    arith.FloorDivSIOp: operator.floordiv,
+}
+"""The signed divisions of `_DIVISIONS`, on Python ints (before wrapping)."""
+
+
+def _index_division(op: Operation, operation: Callable[[int, int], int]) -> Function:
+    """A division of `_INDEX_DIVISIONS` on two `index` scalars; a zero divisor
+    is the run-time error of `_divisor`."""
+
+    def apply(a: Value, b: Value) -> int:
+        divisor = int(b)
+        if not divisor:
+            raise OpError(op, "divides by zero", at_run_time=True)
+        return _wrapped(operation(int(a), divisor))
+
+    return apply
+
+
+_UNSIGNED = (1 << 64) - 1
+
+
+def _index_comparison(predicate: str) -> Function:
+    """`arith.cmpi` of two `index` scalars: a NumPy bool, as NumPy's
+    comparison gives; the unsigned predicates compare the int64 bits."""
+    compare = {
+        "eq": operator.eq,
+        "ne": operator.ne,
+        "lt": operator.lt,
+        "le": operator.le,
+        "gt": operator.gt,
+        "ge": operator.ge,
+    }[predicate[1:] if predicate[0] in "su" else predicate]
+    mask = _UNSIGNED if predicate[0] == "u" else -1
+
+    def apply(a: Value, b: Value) -> np.bool_:
+        return np.True_ if compare(int(a) & mask, int(b) & mask) else np.False_
+
+    return apply
+
+
+def _index_select(c: Value, a: Value, b: Value) -> int:
+    return int(a if c else b)
 
 
 _INDEX: dict[type[Operation], Function] = {
@@ -445,10 +502,20 @@ results."""
 def index_function(op: Operation) -> Function | None:
     """A shortcut for `op` as an op of its own on `index` scalars (not in
     the whole-array body of a `linalg.generic`, whose index values are
-    arrays), or None."""
-    if isinstance(op.results[0].type if op.results else None, IndexType):
-        return _INDEX.get(type(op))
-    return None
+    arrays), or None: the integer ops of a loop's bounds and of a schedule
+    such as revolve's, run once an iteration, where each NumPy call on a
+    scalar costs a microsecond or more."""
+    if isinstance(op, arith.CmpiOp):
+        if not isinstance(op.lhs.type, IndexType):
+            return None
+        return _index_comparison(_INTEGER_PREDICATES[op.predicate.value.data])
+    if not isinstance(op.results[0].type if op.results else None, IndexType):
+        return None
+    if isinstance(op, arith.SelectOp):
+        return _index_select
+    if (division := _INDEX_DIVISIONS.get(type(op))) is not None:
+        return _index_division(op, division)
+    return _INDEX.get(type(op))
 
 
 def same_index_operand(
