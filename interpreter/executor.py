@@ -58,6 +58,7 @@ from gradopt.dialect.ops import FOLD_LIMIT, KernelOp
 from gradopt.dialect.ops.custom import CustomOp
 from gradopt.interpreter import owned as ownership
 from gradopt.interpreter.implicit import implicit_steps
+from gradopt.interpreter.inline import Inline
 from gradopt.interpreter.owned import Owned
 from gradopt.support.floats import ignoring_float_errors
 
@@ -279,13 +280,17 @@ class Plan:
         freed: set[int] = set()
         for position, step in chunk:
             kernel = f"k{position}"
-            namespace[kernel] = step.kernel
             arguments = [names[i] for i in step.operands]
-            if step.into is not None:
-                arguments.append(f"out={names[step.into]}")
-            elif step.out is not None:
-                arguments.append(f"out={names[step.operands[step.out]]}")
-            call = f"{kernel}({', '.join(arguments)})"
+            if isinstance(step.kernel, Inline) and step.out is step.into is None:
+                namespace.update(step.kernel.names)
+                call = step.kernel.source(arguments)
+            else:
+                namespace[kernel] = step.kernel
+                if step.into is not None:
+                    arguments.append(f"out={names[step.into]}")
+                elif step.out is not None:
+                    arguments.append(f"out={names[step.operands[step.out]]}")
+                call = f"{kernel}({', '.join(arguments)})"
             if step.result != NO_RESULT:
                 call = f"{names[step.result]} = {call}"
             lines.append(f"    {call}")

@@ -35,6 +35,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.upstream.arith import RemfOp
+from gradopt.interpreter.inline import Inline
 
 Value = Any
 """A value as the interpreter holds it: a NumPy array or scalar, or a Python
@@ -487,16 +488,38 @@ def _index_select(c: Value, a: Value, b: Value) -> int:
     return int(a if c else b)
 
 
+_WRAPPING = (
+    f"(inline_value if {_INDEX_LOW} <= (inline_value := {{0}} {{op}} {{1}}) "
+    f"<= {-_INDEX_LOW - 1} else index_wrapped(inline_value))"
+)
+"""The expression of a wrapping `index` op: the call only when it overflows."""
+
+
+def _inline_arithmetic(operation: Callable[[int, int], int], symbol: str) -> Inline:
+    template = _WRAPPING.replace("{op}", symbol)
+    return Inline(_on_index(operation), template, {"index_wrapped": _wrapped})
+
+
 _INDEX: dict[type[Operation], Function] = {
-    arith.AddiOp: _on_index(operator.add),
-    arith.SubiOp: _on_index(operator.sub),
-    arith.MuliOp: _on_index(operator.mul),
-    arith.MaxSIOp: _on_index(max),
-    arith.MinSIOp: _on_index(min),
+    arith.AddiOp: _inline_arithmetic(operator.add, "+"),
+    arith.SubiOp: _inline_arithmetic(operator.sub, "-"),
+    arith.MuliOp: _inline_arithmetic(operator.mul, "*"),
+    arith.MaxSIOp: Inline(_on_index(max), "({1} if {1} > {0} else {0})"),
+    arith.MinSIOp: Inline(_on_index(min), "({1} if {1} < {0} else {0})"),
 }
 """The integer ops of `_BINARY` that scalar `index` values (Python ints, as
 the interpreter's loop indices are) take a shortcut for, with the same
 results."""
+
+_SIGNED_SYMBOLS = {
+    "eq": "==",
+    "ne": "!=",
+    "slt": "<",
+    "sle": "<=",
+    "sgt": ">",
+    "sge": ">=",
+}
+_TRUTHS = {"index_true": np.True_, "index_false": np.False_}
 
 
 def index_function(op: Operation) -> Function | None:
@@ -508,11 +531,16 @@ def index_function(op: Operation) -> Function | None:
     if isinstance(op, arith.CmpiOp):
         if not isinstance(op.lhs.type, IndexType):
             return None
-        return _index_comparison(_INTEGER_PREDICATES[op.predicate.value.data])
+        predicate = _INTEGER_PREDICATES[op.predicate.value.data]
+        compare = _index_comparison(predicate)
+        if (symbol := _SIGNED_SYMBOLS.get(predicate)) is None:
+            return compare
+        template = f"(index_true if {{0}} {symbol} {{1}} else index_false)"
+        return Inline(compare, template, _TRUTHS)
     if not isinstance(op.results[0].type if op.results else None, IndexType):
         return None
     if isinstance(op, arith.SelectOp):
-        return _index_select
+        return Inline(_index_select, "({1} if {0} else {2})")
     if (division := _INDEX_DIVISIONS.get(type(op))) is not None:
         return _index_division(op, division)
     return _INDEX.get(type(op))
