@@ -366,12 +366,16 @@ def _while(op: WhileOp, before: Plan, after: Plan) -> Action:
     carried, results = len(op.arguments), len(op.results)
 
     def loop(*values: object) -> object:
-        state, captured = list(values[:carried]), values[carried:]
+        frame, captured = [*values[carried:], *values[:carried]], values[carried:]
         while True:
-            condition, *forwarded = before.run([*captured, *state])
-            if not condition:
-                return _packed(forwarded, results)
-            state = after.run([*captured, *forwarded])
+            # each region's values become the other's frame in place, the
+            # condition's slot taken by the outer values: no new lists
+            frame = before.run(frame)
+            if not frame[0]:
+                return _packed(frame[1:], results)
+            frame[:1] = captured
+            frame = after.run(frame)
+            frame[:0] = captured
 
     return loop
 
