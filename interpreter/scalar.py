@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ShapedType,
     TensorType,
+    i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
@@ -537,6 +538,11 @@ def index_function(op: Operation) -> Function | None:
             return compare
         template = f"(index_true if {{0}} {symbol} {{1}} else index_false)"
         return Inline(compare, template, _TRUTHS)
+    if isinstance(op, arith.IndexCastOp) and not isinstance(op.input.type, ShapedType):
+        if isinstance(op.result.type, IndexType):
+            return int
+        # an index is an int64: NumPy's int64 of it is the cast
+        return np.int64 if op.result.type == i64 else None
     if not isinstance(op.results[0].type if op.results else None, IndexType):
         return None
     if isinstance(op, arith.SelectOp):

@@ -405,10 +405,13 @@ def test_index_comparisons_divisions_and_selects_on_python_ints() -> None:
         "func.func @f(%a: index, %b: index, %c: i1) {\n"
         + "".join(f"  %{p} = arith.cmpi {p}, %a, %b : index\n" for p in predicates)
         + "".join(f"  %{d} = arith.{d} %a, %b : index\n" for d in divisions)
-        + "  %s = arith.select %c, %a, %b : index\n  func.return\n}"
+        + "  %s = arith.select %c, %a, %b : index\n"
+        + "  %w = arith.index_cast %a : index to i64\n"
+        + "  %i = arith.index_cast %w : i64 to index\n  func.return\n}"
     )
     module = Parser(make_context(), text).parse_module()
     ops = [op for op in module.walk() if op.name.startswith("arith.")]
+    *ops, wide, narrow = ops
     assert len(ops) == len(predicates) + len(divisions) + 1
     edge = [0, 1, -1, 7, -7, 3, -(2**63), 2**63 - 1, 2**62, -(2**62) - 3]
     with np.errstate(all="ignore"):
@@ -430,6 +433,11 @@ def test_index_comparisons_divisions_and_selects_on_python_ints() -> None:
     assert select is not None
     assert select(np.True_, 3, np.int64(4)) == 3
     assert type(select(np.False_, 3, np.int64(4))) is int
+    for cast, argument in ((wide, 2**63 - 1), (narrow, np.int64(-(2**63)))):
+        shortcut, numpy = index_function(cast), function_of(cast)
+        assert shortcut is not None and numpy is not None
+        found, expected = shortcut(argument), numpy(argument)
+        assert type(found) is type(expected) and found == expected
 
 
 def test_a_loop_body_from_0_by_1_drops_its_index_arithmetic() -> None:
