@@ -229,8 +229,9 @@ func.func @loop(%x: tensor<2xf32>, %w: tensor<2xf32>) -> tensor<2xf32> {
 // Binomial checkpointing: a stack of at most C snapshots (the carried values
 // and their positions, the first the loop's initial values), and a loop that
 // takes the top snapshot, runs the iterations up to where revolve's rule
-// says (an integer search for its binomial range, then the rule), and either
-// reverses the last iteration left there or pushes the state reached.
+// says (the snapshot itself when one iteration is left; else an integer
+// search for its binomial range, then the rule), and either reverses the last
+// iteration left there or pushes the state reached.
 func.func @binomial(%x: tensor<3xf32>, %w: tensor<3xf32>, %n: index) -> tensor<3xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -246,17 +247,24 @@ func.func @binomial(%x: tensor<3xf32>, %w: tensor<3xf32>, %n: index) -> tensor<3
 // CHECK-LABEL: func.func @binomial(
 // CHECK:         %[[STACK:.*]] = tensor.empty(%[[C:.*]]) : tensor<?x3xf32>
 // CHECK-NEXT:    %[[FIRST:.*]] = tensor.insert_slice %x into %[[STACK]][%[[ZERO:.*]], 0] [1, 3] [1, 1] : tensor<3xf32> into tensor<?x3xf32>
-// CHECK-NEXT:    %[[AT:.*]] = tensor.empty(%[[C]]) : tensor<?xindex>
-// CHECK-NEXT:    %[[AT0:.*]] = tensor.insert %[[ZERO]] into %[[AT]][%[[ZERO]]] : tensor<?xindex>
-// CHECK-NEXT:    %{{.*}}, %g, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %[[ZERO]], %{{.*}} = %[[FIRST]], %{{.*}} = %[[AT0]]) : (tensor<3xf32>, tensor<3xf32>, index, index, tensor<?x3xf32>, tensor<?xindex>) -> (tensor<3xf32>, tensor<3xf32>, index, index, tensor<?x3xf32>, tensor<?xindex>) {
+// CHECK-NEXT:    %[[AT:.*]] = tensor.empty(%[[C]]) : tensor<?xi64>
+// CHECK-NEXT:    %[[ZERO64:.*]] = arith.constant 0 : i64
+// CHECK-NEXT:    %[[AT0:.*]] = tensor.insert %[[ZERO64]] into %[[AT]][%[[ZERO]]] : tensor<?xi64>
+// CHECK-NEXT:    %{{.*}}, %g, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %[[ZERO]], %{{.*}} = %[[FIRST]], %{{.*}} = %[[AT0]]) : (tensor<3xf32>, tensor<3xf32>, index, index, tensor<?x3xf32>, tensor<?xi64>) -> (tensor<3xf32>, tensor<3xf32>, index, index, tensor<?x3xf32>, tensor<?xi64>) {
 // CHECK:         } do {
-// CHECK-NEXT:    ^bb0(%[[G:.*]]: tensor<3xf32>, %[[SUM:.*]]: tensor<3xf32>, %[[TARGET:.*]]: index, %[[TOP:.*]]: index, %[[SNAPS:.*]]: tensor<?x3xf32>, %[[WHERE:.*]]: tensor<?xindex>):
-// CHECK-NEXT:      %[[P:.*]] = tensor.extract %[[WHERE]][%[[TOP]]] : tensor<?xindex>
-// CHECK:           scf.while
+// CHECK-NEXT:    ^bb0(%[[G:.*]]: tensor<3xf32>, %[[SUM:.*]]: tensor<3xf32>, %[[TARGET:.*]]: index, %[[TOP:.*]]: index, %[[SNAPS:.*]]: tensor<?x3xf32>, %[[WHERE:.*]]: tensor<?xi64>):
+// CHECK-NEXT:      %[[P64:.*]] = tensor.extract %[[WHERE]][%[[TOP]]] : tensor<?xi64>
+// CHECK-NEXT:      %[[P:.*]] = arith.index_cast %[[P64]] : i64 to index
+// CHECK:           %[[LEFT:.*]] = arith.subi %[[TARGET]], %[[P]] : index
+// CHECK:           %[[ALONE:.*]] = arith.cmpi eq, %[[LEFT]], %{{.*}} : index
+// CHECK-NEXT:      %{{.*}} = scf.if %[[ALONE]] -> (index) {
+// CHECK-NEXT:        scf.yield %[[P]] : index
+// CHECK-NEXT:      } else {
+// CHECK:             scf.while
 // CHECK:           %[[SAVED:.*]] = tensor.extract_slice %[[SNAPS]][%[[TOP]], 0] [1, 3] [1, 1] : tensor<?x3xf32> to tensor<3xf32>
 // CHECK:           %[[STATE:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[S:.*]] = %[[SAVED]]) -> (tensor<3xf32>) {
 // CHECK:             %{{.*}} = grad.mul %[[S]], %w : tensor<3xf32>
-// CHECK:           scf.if %{{.*}} -> (tensor<3xf32>, tensor<3xf32>, index, index, tensor<?x3xf32>, tensor<?xindex>) {
+// CHECK:           scf.if %{{.*}} -> (tensor<3xf32>, tensor<3xf32>, index, index, tensor<?x3xf32>, tensor<?xi64>) {
 // CHECK:             %{{.*}} = grad.mul %[[STATE]], %w : tensor<3xf32>
 // CHECK-NEXT:        %[[GH:.*]] = grad.mul %[[G]], %w : tensor<3xf32>
 // CHECK-NEXT:        %[[GW:.*]] = grad.mul %[[G]], %[[STATE]] : tensor<3xf32>
@@ -264,5 +272,6 @@ func.func @binomial(%x: tensor<3xf32>, %w: tensor<3xf32>, %n: index) -> tensor<3
 // CHECK-NEXT:        scf.yield %[[GH]], %[[NEXT]], %{{.*}}, %{{.*}}, %[[SNAPS]], %[[WHERE]] :
 // CHECK-NEXT:      } else {
 // CHECK-NEXT:        %[[PUSHED:.*]] = tensor.insert_slice %[[STATE]] into %[[SNAPS]][%[[UP:.*]], 0] [1, 3] [1, 1] : tensor<3xf32> into tensor<?x3xf32>
-// CHECK-NEXT:        %[[MARKED:.*]] = tensor.insert %{{.*}} into %[[WHERE]][%[[UP]]] : tensor<?xindex>
+// CHECK-NEXT:        %[[M64:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK-NEXT:        %[[MARKED:.*]] = tensor.insert %[[M64]] into %[[WHERE]][%[[UP]]] : tensor<?xi64>
 // CHECK-NEXT:        scf.yield %[[G]], %[[SUM]], %[[TARGET]], %[[UP]], %[[PUSHED]], %[[MARKED]] :
