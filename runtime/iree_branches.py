@@ -22,8 +22,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AnyFloat,
     FloatAttr,
     IndexType,
@@ -65,7 +66,8 @@ def _zero(element: Attribute) -> arith.ConstantOp | None:
 
 def _copy(value: SSAValue, type: TensorType) -> list[Operation]:
     """A copy of `value` that IREE cannot fold away (the last op's result),
-    or no ops for an element type `_zero` does not know."""
+    or no ops for an element type `_zero` does not know. A dim of run-time
+    size (binomial checkpointing's snapshot stack) is read off `value`."""
     if (zero := _zero(type.get_element_type())) is None:
         return []
     true = arith.ConstantOp(IntegerAttr(1, i1))
@@ -74,7 +76,17 @@ def _copy(value: SSAValue, type: TensorType) -> list[Operation]:
     def select(args: Sequence[BlockArgument]) -> SSAValue:
         return arith.SelectOp(barrier.result, args[0], zero.result).result
 
-    return [zero, true, barrier, *elementwise([value], type, select)]
+    empty, generic = elementwise([value], type, select)
+    dims: list[Operation] = []
+    for axis, size in enumerate(type.get_shape()):
+        if size == DYNAMIC_INDEX:
+            at = arith.ConstantOp(IntegerAttr(axis, IndexType()))
+            dims += [at, tensor.DimOp(value, at)]
+    if dims:
+        sized = tensor.EmptyOp([op.results[0] for op in dims[1::2]], type)
+        empty.results[0].replace_all_uses_with(sized.results[0])
+        empty = sized
+    return [zero, true, barrier, *dims, empty, generic]
 
 
 def copy_branch_results(module: ModuleOp) -> None:
