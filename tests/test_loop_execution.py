@@ -29,6 +29,7 @@ from gradopt.dialect.errors import OpError
 from gradopt.interpreter import Plan
 from gradopt.interpreter import owned as ownership
 from gradopt.interpreter import tensor as tensor_kernels
+from gradopt.interpreter.executor import Interpreter
 from gradopt.interpreter.scalar import function_of, index_function
 
 
@@ -438,6 +439,40 @@ def test_index_comparisons_divisions_and_selects_on_python_ints() -> None:
         assert shortcut is not None and numpy is not None
         found, expected = shortcut(argument), numpy(argument)
         assert type(found) is type(expected) and found == expected
+
+
+def test_a_plan_writes_index_ops_as_expressions_with_their_results() -> None:
+    """The same ops compiled into a plan, where they are Python expressions
+    (no kernel is called: the plan's code reads no `k` name), give the
+    shortcuts' values, wrapping included."""
+    ops = ["addi", "subi", "muli", "maxsi", "minsi", "cmpi slt,", "cmpi ne,"]
+    types = ["index"] * 5 + ["i1"] * 2
+    text = (
+        f"func.func @f(%a: index, %b: index, %c: i1) -> ({', '.join(types)}, index) {{\n"
+        + "".join(f"  %r{i} = arith.{op} %a, %b : index\n" for i, op in enumerate(ops))
+        + "  %s = arith.select %c, %a, %b : index\n"
+        + f"  func.return {', '.join(f'%r{i}' for i in range(len(ops)))}, %s : "
+        + f"{', '.join(types)}, index\n}}"
+    )
+    module = Parser(make_context(), text).parse_module()
+    interpreter = Interpreter(module)
+    interpreter.prepare("f")
+    code = interpreter.plans["f"].compiled.function.__code__
+    assert not [name for name in code.co_names if name.startswith("k")]
+    arith_ops = [op for op in module.walk() if op.name.startswith("arith.")]
+    edge = [0, -1, 7, -(2**63), 2**63 - 1, 3037000500]
+    for a in edge:
+        for b in edge:
+            for c in (np.True_, np.False_):
+                found = interpreter.call("f", [a, b, c])
+                expected = []
+                for op in arith_ops:
+                    shortcut = index_function(op)
+                    assert shortcut is not None
+                    operands = (c, a, b) if op.name == "arith.select" else (a, b)
+                    expected.append(shortcut(*operands))
+                assert found == expected, (a, b, c)
+                assert [type(v) for v in found] == [type(v) for v in expected]
 
 
 def test_a_loop_body_from_0_by_1_drops_its_index_arithmetic() -> None:
