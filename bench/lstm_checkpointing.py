@@ -16,6 +16,12 @@ a shared machine, the CPU time is what an idle one's wall clock shows). The
 results of the three are checked to be bit-equal.
 
     python bench/lstm_checkpointing.py [N]
+    python bench/lstm_checkpointing.py N POLICY [--untraced]
+
+The second form measures one policy (`forward`, `cache`, `periodic`,
+`binomial`) in this process and prints its JSON; `--untraced` runs it without
+tracemalloc, which costs time per Python allocation (a schedule run one
+Python call an op allocates much more than NumPy's kernels do).
 """
 
 from __future__ import annotations
@@ -88,9 +94,10 @@ POLICIES = {
 }
 
 
-def measure(policy: str, steps: int) -> dict[str, object]:
+def measure(policy: str, steps: int, traced: bool = True) -> dict[str, object]:
     """Prepare the program, run 10 steps, then the N-step run under
-    tracemalloc: its peak above the memory in use before it."""
+    tracemalloc (unless not `traced`: its time alone, peak 0): its peak above
+    the memory in use before it."""
     h = HIDDEN
     sizes = {"h": h, "d": INPUT, "g": 4 * h}
     forward = policy == "forward"
@@ -114,7 +121,8 @@ def measure(policy: str, steps: int) -> dict[str, object]:
     ]
     program = Program(text)
     program.run(args=[*args, np.array(10, np.int32)])
-    tracemalloc.start()
+    if traced:
+        tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     start, cpu = time.perf_counter(), time.process_time()
     found = program.run(args=[*args, np.array(steps, np.int32)]).results
@@ -169,6 +177,6 @@ def main(steps: int) -> None:
 if __name__ == "__main__":
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
     if len(sys.argv) > 2:
-        print(json.dumps(measure(sys.argv[2], n)))
+        print(json.dumps(measure(sys.argv[2], n, "--untraced" not in sys.argv)))
     else:
         main(n)
