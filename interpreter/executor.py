@@ -9,8 +9,10 @@ its operands, the index its result goes to, and the indices whose last use it is
 The plan is then compiled into straight-line Python, one line a step, its
 values in local variables (`v3 = k2(v0, v1)`, then `del v0` after its last
 use). Running a function is a single call: no loop over steps, no frame list,
-no unpacking; the per-op cost left is that of the NumPy call itself. A
-kernel's error is traced back to its op through the line it was raised from.
+no unpacking; the per-op cost left is that of the NumPy call itself. The
+scalar `index` ops of loop bounds and schedules are written as Python
+expressions rather than calls (`interpreter.inline`). A kernel's error is
+traced back to its op through the line it was raised from.
 A plan of more than `CHUNK_STEPS` steps is compiled as a chain of functions of
 at most that many steps, which pass the values still alive through the frame
 list: compiling one function costs about 6 KB of memory a line while it runs
@@ -366,7 +368,8 @@ def _while(op: WhileOp, before: Plan, after: Plan) -> Action:
     carried, results = len(op.arguments), len(op.results)
 
     def loop(*values: object) -> object:
-        frame, captured = [*values[carried:], *values[:carried]], values[carried:]
+        captured = values[carried:]
+        frame = [*captured, *values[:carried]]
         while True:
             # each region's values become the other's frame in place, the
             # condition's slot taken by the outer values: no new lists

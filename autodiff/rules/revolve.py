@@ -9,10 +9,10 @@ Each step of an `scf.while` looks at the top snapshot, at position p, and at
 the iteration to reverse next, target - 1: it recomputes from the snapshot up
 to the position m that revolve's rule picks (`_split`) and either reverses
 iteration target - 1 there, if m is it (popping the snapshot when m = p), or
-pushes the state at m. (The positions are an `i64` tensor: IREE takes no
-`index` tensor across its dispatches.) The schedule is thus worked out at run time, one
-action at a time, once the trip count is known, in O(1) memory beside the
-snapshots; its recomputation count is revolve's, which is the optimum
+pushes the state at m (the positions are an `i64` tensor: IREE takes no
+`index` tensor across its dispatches). The schedule is thus worked out at run
+time, one action at a time, once the trip count is known, in O(1) memory
+beside the snapshots; its recomputation count is revolve's, which is the optimum
 (Griewank and Walther, ACM TOMS 26(1), 2000): with C snapshots and N
 iterations, r·N - binomial(C + r, r - 1) recomputed iterations, r the least
 integer with binomial(C + r, C) >= N.
