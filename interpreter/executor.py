@@ -348,10 +348,11 @@ def _loop(op: ForOp, body: Plan) -> Action:
     def loop(lower: int, upper: int, step: int, *values: object) -> object:
         if step <= 0:
             raise OpError(op, f"step must be positive, got {step}", at_run_time=True)
+        if lower >= upper:  # no iteration (a replay of none): nothing to copy
+            return _packed(values[:carried], carried)
         state, captured = list(values[:carried]), values[carried:]
-        if lower < upper:
-            for j in body.owned:
-                state[j] = np.array(state[j])
+        for j in body.owned:
+            state[j] = np.array(state[j])
         for index in range(lower, upper, step):
             frame = [*captured, index, *state]
             state.clear()  # so that the body can free the carried values
