@@ -11,9 +11,17 @@ with respect to the initial state and the weights. Each policy runs in a
 subprocess of its own: the program is prepared and run once for 10 steps
 (plans built), then `tracemalloc` follows the N-step run, whose peak is the
 memory the gradient needs above what was there before; the process's max
-RSS is printed too. The results of the three are checked to be bit-equal.
+RSS is printed too, and the run's time on the wall clock and in CPU time (on
+a shared machine, the CPU time is what an idle one's wall clock shows). The
+results of the three are checked to be bit-equal.
 
     python bench/lstm_checkpointing.py [N]
+    python bench/lstm_checkpointing.py N POLICY [--untraced]
+
+The second form measures one policy (`forward`, `cache`, `periodic`,
+`binomial`) in this process and prints its JSON; `--untraced` runs it without
+tracemalloc, which costs time per Python allocation (a schedule run one
+Python call an op allocates much more than NumPy's kernels do).
 """
 
 from __future__ import annotations
@@ -86,9 +94,10 @@ POLICIES = {
 }
 
 
-def measure(policy: str, steps: int) -> dict[str, object]:
+def measure(policy: str, steps: int, traced: bool = True) -> dict[str, object]:
     """Prepare the program, run 10 steps, then the N-step run under
-    tracemalloc: its peak above the memory in use before it."""
+    tracemalloc (unless not `traced`: its time alone, peak 0): its peak above
+    the memory in use before it."""
     h = HIDDEN
     sizes = {"h": h, "d": INPUT, "g": 4 * h}
     forward = policy == "forward"
@@ -112,11 +121,12 @@ def measure(policy: str, steps: int) -> dict[str, object]:
     ]
     program = Program(text)
     program.run(args=[*args, np.array(10, np.int32)])
-    tracemalloc.start()
+    if traced:
+        tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     found = program.run(args=[*args, np.array(steps, np.int32)]).results
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     peak = tracemalloc.get_traced_memory()[1] - before
     tracemalloc.stop()
     return {
@@ -124,6 +134,7 @@ def measure(policy: str, steps: int) -> dict[str, object]:
         "peak": peak,
         "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
         "seconds": seconds,
+        "cpu": cpu,
         "bits": [r.tobytes().hex() for r in found],
     }
 
@@ -150,20 +161,22 @@ def main(steps: int) -> None:
     same = all(r["bits"] == rows[1]["bits"] for r in rows[1:])
     print(f"N = {steps}, state (h, c) = {state} bytes, bit-equal results: {same}")
     print(
-        "| policy | carried states kept (predicted) | tracemalloc peak | max RSS | time |"
+        "| policy | carried states kept (predicted) | tracemalloc peak | max RSS "
+        "| time | CPU time |"
     )
-    print("|---|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|")
     for r in rows:
         p = str(r["policy"])
         print(
             f"| {p} | {predicted[p] / 1024:.1f} KiB | {int(r['peak']) / 1024:.1f} KiB "  # type: ignore[arg-type]
-            f"| {int(r['rss']) / 2**20:.1f} MiB | {float(r['seconds']):.1f} s |"  # type: ignore[arg-type]
+            f"| {int(r['rss']) / 2**20:.1f} MiB | {float(r['seconds']):.1f} s "  # type: ignore[arg-type]
+            f"| {float(r['cpu']):.1f} s |"  # type: ignore[arg-type]
         )
 
 
 if __name__ == "__main__":
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
     if len(sys.argv) > 2:
-        print(json.dumps(measure(sys.argv[2], n)))
+        print(json.dumps(measure(sys.argv[2], n, "--untraced" not in sys.argv)))
     else:
         main(n)

@@ -9,8 +9,10 @@ its operands, the index its result goes to, and the indices whose last use it is
 The plan is then compiled into straight-line Python, one line a step, its
 values in local variables (`v3 = k2(v0, v1)`, then `del v0` after its last
 use). Running a function is a single call: no loop over steps, no frame list,
-no unpacking; the per-op cost left is that of the NumPy call itself. A
-kernel's error is traced back to its op through the line it was raised from.
+no unpacking; the per-op cost left is that of the NumPy call itself. The
+scalar `index` ops of loop bounds and schedules are written as Python
+expressions rather than calls (`interpreter.inline`). A kernel's error is
+traced back to its op through the line it was raised from.
 A plan of more than `CHUNK_STEPS` steps is compiled as a chain of functions of
 at most that many steps, which pass the values still alive through the frame
 list: compiling one function costs about 6 KB of memory a line while it runs
@@ -58,6 +60,7 @@ from gradopt.dialect.ops import FOLD_LIMIT, KernelOp
 from gradopt.dialect.ops.custom import CustomOp
 from gradopt.interpreter import owned as ownership
 from gradopt.interpreter.implicit import implicit_steps
+from gradopt.interpreter.inline import Inline
 from gradopt.interpreter.owned import Owned
 from gradopt.support.floats import ignoring_float_errors
 
@@ -279,13 +282,17 @@ class Plan:
         freed: set[int] = set()
         for position, step in chunk:
             kernel = f"k{position}"
-            namespace[kernel] = step.kernel
             arguments = [names[i] for i in step.operands]
-            if step.into is not None:
-                arguments.append(f"out={names[step.into]}")
-            elif step.out is not None:
-                arguments.append(f"out={names[step.operands[step.out]]}")
-            call = f"{kernel}({', '.join(arguments)})"
+            if isinstance(step.kernel, Inline) and step.out is step.into is None:
+                namespace.update(step.kernel.names)
+                call = step.kernel.source(arguments)
+            else:
+                namespace[kernel] = step.kernel
+                if step.into is not None:
+                    arguments.append(f"out={names[step.into]}")
+                elif step.out is not None:
+                    arguments.append(f"out={names[step.operands[step.out]]}")
+                call = f"{kernel}({', '.join(arguments)})"
             if step.result != NO_RESULT:
                 call = f"{names[step.result]} = {call}"
             lines.append(f"    {call}")
@@ -341,10 +348,11 @@ def _loop(op: ForOp, body: Plan) -> Action:
     def loop(lower: int, upper: int, step: int, *values: object) -> object:
         if step <= 0:
             raise OpError(op, f"step must be positive, got {step}", at_run_time=True)
+        if lower >= upper:  # no iteration (a replay of none): nothing to copy
+            return _packed(values[:carried], carried)
         state, captured = list(values[:carried]), values[carried:]
-        if lower < upper:
-            for j in body.owned:
-                state[j] = np.array(state[j])
+        for j in body.owned:
+            state[j] = np.array(state[j])
         for index in range(lower, upper, step):
             frame = [*captured, index, *state]
             state.clear()  # so that the body can free the carried values
@@ -361,12 +369,17 @@ def _while(op: WhileOp, before: Plan, after: Plan) -> Action:
     carried, results = len(op.arguments), len(op.results)
 
     def loop(*values: object) -> object:
-        state, captured = list(values[:carried]), values[carried:]
+        captured = values[carried:]
+        frame = [*captured, *values[:carried]]
         while True:
-            condition, *forwarded = before.run([*captured, *state])
-            if not condition:
-                return _packed(forwarded, results)
-            state = after.run([*captured, *forwarded])
+            # each region's values become the other's frame in place, the
+            # condition's slot taken by the outer values: no new lists
+            frame = before.run(frame)
+            if not frame[0]:
+                return _packed(frame[1:], results)
+            frame[:1] = captured
+            frame = after.run(frame)
+            frame[:0] = captured
 
     return loop
 

@@ -30,11 +30,13 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ShapedType,
     TensorType,
+    i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from gradopt.dialect.errors import OpError
 from gradopt.dialect.upstream.arith import RemfOp
+from gradopt.interpreter.inline import Inline
 
 Value = Any
 """A value as the interpreter holds it: a NumPy array or scalar, or a Python
@@ -425,38 +427,137 @@ def constant(op: arith.ConstantOp) -> Value:
 _INDEX_LOW, _INDEX_SPAN = -(1 << 63), 1 << 64
 
 
+def _wrapped(result: int) -> int:
+    """`result` wrapped into int64, as NumPy's int64 arithmetic wraps."""
+    if _INDEX_LOW <= result < -_INDEX_LOW:
+        return result
+    return (result - _INDEX_LOW) % _INDEX_SPAN + _INDEX_LOW
+
+
 def _on_index(operation: Callable[[int, int], int]) -> Function:
     """`operation` on two `index` scalars as Python ints (a loop's offsets:
     NumPy's scalar arithmetic costs a microsecond an op), wrapping as int64."""
 
     def apply(a: Value, b: Value) -> int:
-        result = operation(int(a), int(b))
-        if _INDEX_LOW <= result < -_INDEX_LOW:
-            return result
-        return (result - _INDEX_LOW) % _INDEX_SPAN + _INDEX_LOW
+        return _wrapped(operation(int(a), int(b)))
 
     return apply
 
 
+def _truncated(a: int, b: int) -> int:
+    quotient = abs(a) // abs(b)
+    return quotient if (a < 0) == (b < 0) else -quotient
+
+
+_INDEX_DIVISIONS: dict[type[Operation], Callable[[int, int], int]] = {
+    arith.DivSIOp: _truncated,
+    arith.RemSIOp: lambda a, b: a - b * _truncated(a, b),
+    arith.CeilDivSIOp: lambda a, b: -(_wrapped(-a) // b),  # as `_ceiling_division`
+    arith.FloorDivSIOp: operator.floordiv,
+}
+"""The signed divisions of `_DIVISIONS`, on Python ints (before wrapping)."""
+
+
+def _index_division(op: Operation, operation: Callable[[int, int], int]) -> Function:
+    """A division of `_INDEX_DIVISIONS` on two `index` scalars; a zero divisor
+    is the run-time error of `_divisor`."""
+
+    def apply(a: Value, b: Value) -> int:
+        divisor = int(b)
+        if not divisor:
+            raise OpError(op, "divides by zero", at_run_time=True)
+        return _wrapped(operation(int(a), divisor))
+
+    return apply
+
+
+_UNSIGNED = (1 << 64) - 1
+
+
+def _index_comparison(predicate: str) -> Function:
+    """`arith.cmpi` of two `index` scalars: a NumPy bool, as NumPy's
+    comparison gives; the unsigned predicates compare the int64 bits."""
+    compare = {
+        "eq": operator.eq,
+        "ne": operator.ne,
+        "lt": operator.lt,
+        "le": operator.le,
+        "gt": operator.gt,
+        "ge": operator.ge,
+    }[predicate[1:] if predicate[0] in "su" else predicate]
+    mask = _UNSIGNED if predicate[0] == "u" else -1
+
+    def apply(a: Value, b: Value) -> np.bool_:
+        return np.True_ if compare(int(a) & mask, int(b) & mask) else np.False_
+
+    return apply
+
+
+def _index_select(c: Value, a: Value, b: Value) -> int:
+    return int(a if c else b)
+
+
+_WRAPPING = (
+    f"(inline_value if {_INDEX_LOW} <= (inline_value := {{0}} {{op}} {{1}}) "
+    f"<= {-_INDEX_LOW - 1} else index_wrapped(inline_value))"
+)
+"""The expression of a wrapping `index` op: the call only when it overflows."""
+
+
+def _inline_arithmetic(operation: Callable[[int, int], int], symbol: str) -> Inline:
+    template = _WRAPPING.replace("{op}", symbol)
+    return Inline(_on_index(operation), template, {"index_wrapped": _wrapped})
+
+
 _INDEX: dict[type[Operation], Function] = {
-    arith.AddiOp: _on_index(operator.add),
-    arith.SubiOp: _on_index(operator.sub),
-    arith.MuliOp: _on_index(operator.mul),
-    arith.MaxSIOp: _on_index(max),
-    arith.MinSIOp: _on_index(min),
+    arith.AddiOp: _inline_arithmetic(operator.add, "+"),
+    arith.SubiOp: _inline_arithmetic(operator.sub, "-"),
+    arith.MuliOp: _inline_arithmetic(operator.mul, "*"),
+    arith.MaxSIOp: Inline(_on_index(max), "({1} if {1} > {0} else {0})"),
+    arith.MinSIOp: Inline(_on_index(min), "({1} if {1} < {0} else {0})"),
 }
 """The integer ops of `_BINARY` that scalar `index` values (Python ints, as
 the interpreter's loop indices are) take a shortcut for, with the same
 results."""
 
+_SIGNED_SYMBOLS = {
+    "eq": "==",
+    "ne": "!=",
+    "slt": "<",
+    "sle": "<=",
+    "sgt": ">",
+    "sge": ">=",
+}
+_TRUTHS = {"index_true": np.True_, "index_false": np.False_}
+
 
 def index_function(op: Operation) -> Function | None:
     """A shortcut for `op` as an op of its own on `index` scalars (not in
     the whole-array body of a `linalg.generic`, whose index values are
-    arrays), or None."""
-    if isinstance(op.results[0].type if op.results else None, IndexType):
-        return _INDEX.get(type(op))
-    return None
+    arrays), or None: the integer ops of a loop's bounds and of a schedule
+    such as revolve's, run once an iteration, where each NumPy call on a
+    scalar costs a microsecond or more."""
+    if isinstance(op, arith.CmpiOp):
+        if not isinstance(op.lhs.type, IndexType):
+            return None
+        predicate = _INTEGER_PREDICATES[op.predicate.value.data]
+        compare = _index_comparison(predicate)
+        if (symbol := _SIGNED_SYMBOLS.get(predicate)) is None:
+            return compare
+        template = f"(index_true if {{0}} {symbol} {{1}} else index_false)"
+        return Inline(compare, template, _TRUTHS)
+    if isinstance(op, arith.IndexCastOp) and not isinstance(op.input.type, ShapedType):
+        if isinstance(op.result.type, IndexType):
+            return int
+        # an index is an int64: NumPy's int64 of it is the cast
+        return np.int64 if op.result.type == i64 else None
+    if not isinstance(op.results[0].type if op.results else None, IndexType):
+        return None
+    if isinstance(op, arith.SelectOp):
+        return Inline(_index_select, "({1} if {0} else {2})")
+    if (division := _INDEX_DIVISIONS.get(type(op))) is not None:
+        return _index_division(op, division)
+    return _INDEX.get(type(op))
 
 
 def same_index_operand(

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ShapedType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, ShapedType
 from xdsl.ir import Operation, SSAValue
 
 from gradopt.autodiff.paths import captured
@@ -202,12 +202,18 @@ def _pad(op: tensor.PadOp) -> tuple[Kernel, list[SSAValue]]:
 
 
 def _extract(op: tensor.ExtractOp) -> Kernel:
+    """`tensor.extract`: a NumPy scalar, or a Python int for an `index`
+    element, as the interpreter holds `index` values (its arithmetic takes
+    the ints' shortcut)."""
+    index = isinstance(op.result.type, IndexType)
+
     def extract(source: Value, *indices: Value) -> Value:
         shape = np.shape(source)
         at = tuple(int(i) for i in indices)  # pyright: ignore[reportArgumentType]
         if any(not 0 <= i < n for i, n in zip(at, shape, strict=True)):
             raise OpError(op, f"reads index {list(at)} of {shape}", at_run_time=True)
-        return np.asarray(source)[at]
+        value = np.asarray(source)[at]
+        return int(value) if index else value
 
     return extract
 

@@ -66,9 +66,8 @@ def _zero(element: Attribute) -> arith.ConstantOp | None:
 
 def _copy(value: SSAValue, type: TensorType) -> list[Operation]:
     """A copy of `value` that IREE cannot fold away (the last op's result),
-    or no ops for an element type `_zero` does not know. A dynamic size is
-    the value's own (`tensor.dim`), as a revolve's stacks have when the trip
-    count is known at run time only."""
+    or no ops for an element type `_zero` does not know. A dim of run-time
+    size (binomial checkpointing's snapshot stack) is read off `value`."""
     if (zero := _zero(type.get_element_type())) is None:
         return []
     true = arith.ConstantOp(IntegerAttr(1, i1))
@@ -78,19 +77,16 @@ def _copy(value: SSAValue, type: TensorType) -> list[Operation]:
         return arith.SelectOp(barrier.result, args[0], zero.result).result
 
     empty, generic = elementwise([value], type, select)
-    sizes: list[Operation] = []
-    for d, size in enumerate(type.get_shape()):
+    dims: list[Operation] = []
+    for axis, size in enumerate(type.get_shape()):
         if size == DYNAMIC_INDEX:
-            position = arith.ConstantOp(IntegerAttr(d, IndexType()))
-            sizes += [position, tensor.DimOp(value, position)]
-    if sizes:
-        dims = [op.results[0] for op in sizes[1::2]]
-        sized = tensor.EmptyOp(dims, type)
-        empty.results[0].replace_all_uses_with(sized.tensor)
-        sizes.append(sized)
-    else:
-        sizes.append(empty)
-    return [zero, true, barrier, *sizes, generic]
+            at = arith.ConstantOp(IntegerAttr(axis, IndexType()))
+            dims += [at, tensor.DimOp(value, at)]
+    if dims:
+        sized = tensor.EmptyOp([op.results[0] for op in dims[1::2]], type)
+        empty.results[0].replace_all_uses_with(sized.results[0])
+        empty = sized
+    return [zero, true, barrier, *dims, empty, generic]
 
 
 def copy_branch_results(module: ModuleOp) -> None:

@@ -84,6 +84,28 @@ func.func @carried(%x: tensor<2xf32>, %w: tensor<2xf32>, %n: tensor<i32>) -> (te
 }
 """
 
+# Binomial checkpointing with a run-time trip count: its snapshot stack is a
+# tensor of run-time size that its branch yields (the copy reads the size
+# off the stack), and its positions are i64 (IREE takes no index tensor
+# across a dispatch).
+REVOLVE = """
+func.func @revolve(%x: tensor<2xf32>, %w: tensor<2xf32>, %n: tensor<i32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ni = tensor.extract %n[] : tensor<i32>
+  %nn = arith.index_cast %ni : i32 to index
+  %r = scf.for %i = %c0 to %nn step %c1 iter_args(%h = %x) -> (tensor<2xf32>) {
+    %m = grad.mul %h, %w : tensor<2xf32>
+    %s = grad.sin %m : tensor<2xf32>
+    scf.yield %s : tensor<2xf32>
+  } {"grad.checkpoint" = "binomial", "grad.snapshots" = 2 : i64}
+  %sq = grad.mul %r, %r : tensor<2xf32>
+  %l = grad.reduce add %sq [0] : tensor<2xf32> to tensor<f32>
+  %gx, %gw = grad.gradient %l wrt %x, %w control_flow : tensor<f32>, tensor<2xf32>, tensor<2xf32>
+  func.return %gx, %gw : tensor<2xf32>, tensor<2xf32>
+}
+"""
+
 
 def test_every_tensor_a_branch_yields_becomes_a_copy() -> None:
     module = Parser(make_context(), CARRIED).parse_module()
@@ -101,15 +123,15 @@ def test_every_tensor_a_branch_yields_becomes_a_copy() -> None:
 
 @functools.cache
 def both_on_iree() -> gradopt.Program:
-    return gradopt.Program(BRANCHY + CARRIED)
+    return gradopt.Program(BRANCHY + CARRIED + REVOLVE)
 
 
 @pytest.mark.skipif(not HAVE_IREE, reason="needs the iree extra")
 def test_loops_with_run_time_trip_counts_and_branches_run_on_iree() -> None:
-    """Both functions in one module, compiled once."""
+    """The functions in one module, compiled once."""
     program = both_on_iree()
     x, w = np.array([0.4, -0.7], np.float32), np.array([1.3, 0.6], np.float32)
-    for entry in ("main", "carried"):
+    for entry in ("main", "carried", "revolve"):
         for n in (0, 1, 6):
             args = [x, w, np.array(n, np.int32)]
             on_iree = program.run(args=args, entry=entry, backend="iree").results

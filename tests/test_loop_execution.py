@@ -25,9 +25,11 @@ from xdsl.parser import Parser
 import gradopt
 from gradopt import Program
 from gradopt.dialect.context import make_context
+from gradopt.dialect.errors import OpError
 from gradopt.interpreter import Plan
 from gradopt.interpreter import owned as ownership
 from gradopt.interpreter import tensor as tensor_kernels
+from gradopt.interpreter.executor import Interpreter
 from gradopt.interpreter.scalar import function_of, index_function
 
 
@@ -391,6 +393,86 @@ def test_index_arithmetic_on_python_ints_wraps_as_int64() -> None:
                     found = shortcut(a, np.int64(b))
                     assert type(found) is int
                     assert found == int(numpy(np.int64(a), np.int64(b)))
+
+
+def test_index_comparisons_divisions_and_selects_on_python_ints() -> None:
+    """The shortcuts of revolve's schedule: every `cmpi` predicate (a NumPy
+    bool, as NumPy's comparison gives), the signed divisions (rounding and
+    wrapping as the NumPy kernels do, a zero divisor the same located
+    error) and `select`, against the NumPy functions on edge values."""
+    predicates = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
+    divisions = ["divsi", "remsi", "ceildivsi", "floordivsi"]
+    text = (
+        "func.func @f(%a: index, %b: index, %c: i1) {\n"
+        + "".join(f"  %{p} = arith.cmpi {p}, %a, %b : index\n" for p in predicates)
+        + "".join(f"  %{d} = arith.{d} %a, %b : index\n" for d in divisions)
+        + "  %s = arith.select %c, %a, %b : index\n"
+        + "  %w = arith.index_cast %a : index to i64\n"
+        + "  %i = arith.index_cast %w : i64 to index\n  func.return\n}"
+    )
+    module = Parser(make_context(), text).parse_module()
+    ops = [op for op in module.walk() if op.name.startswith("arith.")]
+    *ops, wide, narrow = ops
+    assert len(ops) == len(predicates) + len(divisions) + 1
+    edge = [0, 1, -1, 7, -7, 3, -(2**63), 2**63 - 1, 2**62, -(2**62) - 3]
+    with np.errstate(all="ignore"):
+        for op in ops[:-1]:
+            shortcut, numpy = index_function(op), function_of(op)
+            assert shortcut is not None and numpy is not None
+            for a in edge:
+                for b in edge:
+                    if b == 0 and op.name != "arith.cmpi":
+                        for call in (shortcut, numpy):
+                            with pytest.raises(OpError, match="divides by zero"):
+                                call(np.int64(a), np.int64(b))
+                        continue
+                    found = shortcut(a, np.int64(b))
+                    expected = numpy(np.int64(a), np.int64(b))
+                    assert type(found) is type(expected) or type(found) is int
+                    assert found == expected, (op.name, a, b)
+    select = index_function(ops[-1])
+    assert select is not None
+    assert select(np.True_, 3, np.int64(4)) == 3
+    assert type(select(np.False_, 3, np.int64(4))) is int
+    for cast, argument in ((wide, 2**63 - 1), (narrow, np.int64(-(2**63)))):
+        shortcut, numpy = index_function(cast), function_of(cast)
+        assert shortcut is not None and numpy is not None
+        found, expected = shortcut(argument), numpy(argument)
+        assert type(found) is type(expected) and found == expected
+
+
+def test_a_plan_writes_index_ops_as_expressions_with_their_results() -> None:
+    """The same ops compiled into a plan, where they are Python expressions
+    (no kernel is called: the plan's code reads no `k` name), give the
+    shortcuts' values, wrapping included."""
+    ops = ["addi", "subi", "muli", "maxsi", "minsi", "cmpi slt,", "cmpi ne,"]
+    types = ["index"] * 5 + ["i1"] * 2
+    text = (
+        f"func.func @f(%a: index, %b: index, %c: i1) -> ({', '.join(types)}, index) {{\n"
+        + "".join(f"  %r{i} = arith.{op} %a, %b : index\n" for i, op in enumerate(ops))
+        + "  %s = arith.select %c, %a, %b : index\n"
+        + f"  func.return {', '.join(f'%r{i}' for i in range(len(ops)))}, %s : "
+        + f"{', '.join(types)}, index\n}}"
+    )
+    module = Parser(make_context(), text).parse_module()
+    interpreter = Interpreter(module)
+    interpreter.prepare("f")
+    code = interpreter.plans["f"].compiled.function.__code__
+    assert not [name for name in code.co_names if name.startswith("k")]
+    arith_ops = [op for op in module.walk() if op.name.startswith("arith.")]
+    edge = [0, -1, 7, -(2**63), 2**63 - 1, 3037000500]
+    for a in edge:
+        for b in edge:
+            for c in (np.True_, np.False_):
+                found = interpreter.call("f", [a, b, c])
+                expected = []
+                for op in arith_ops:
+                    shortcut = index_function(op)
+                    assert shortcut is not None
+                    operands = (c, a, b) if op.name == "arith.select" else (a, b)
+                    expected.append(shortcut(*operands))
+                assert found == expected, (a, b, c)
+                assert [type(v) for v in found] == [type(v) for v in expected]
 
 
 def test_a_loop_body_from_0_by_1_drops_its_index_arithmetic() -> None:

@@ -10,9 +10,10 @@ Each step of an `scf.while` looks at the top snapshot, at position p, and at
 the iteration to reverse next, target - 1: it recomputes from the snapshot up
 to the position m that revolve's rule picks (`_split`) and either reverses
 iteration target - 1 there, if m is it (popping the snapshot when m = p), or
-pushes the state at m. The schedule is thus worked out at run time, one
-action at a time, once the trip count is known, in O(1) memory beside the
-snapshots; its recomputation count is revolve's, which is the optimum
+pushes the state at m (the positions are an `i64` tensor: IREE takes no
+`index` tensor across its dispatches). The schedule is thus worked out at run
+time, one action at a time, once the trip count is known, in O(1) memory
+beside the snapshots; its recomputation count is revolve's, which is the optimum
 (Griewank and Walther, ACM TOMS 26(1), 2000): with C snapshots and N
 iterations, r·N - binomial(C + r, r - 1) recomputed iterations, r the least
 integer with binomial(C + r, C) >= N.
@@ -115,9 +116,8 @@ def binomial_reverse(
     pushed = [
         _store(push.e, advanced[j], s, above) for j, s in zip(kept, stacks, strict=True)
     ]
-    marked = push.e.insert(
-        InsertOp(push.e.insert(arith.IndexCastOp(m, i64)), where, [above])
-    )
+    position = push.e.insert(arith.IndexCastOp(m, i64))
+    marked = push.e.insert(InsertOp(position, where, [above]))
     push.close(YieldOp(*running, target, above, *pushed, marked))
     second.close(YieldOp(*branch.results))
     return loop.results[: len(initial)]
@@ -156,7 +156,24 @@ def _snapshots(
 def _split(e: Emitter, p: SSAValue, target: SSAValue, free: SSAValue) -> SSAValue:
     """Where revolve advances to from the snapshot at p, with `free` snapshots
     counting p's, to reverse iterations p .. target - 1: p itself when only
-    iteration p is left; else its binomial rule (revolve.c's `advance`)."""
+    iteration p is left (four actions in ten: a branch, so that they skip
+    the rule's integer ops); else its binomial rule (revolve.c's `advance`)."""
+    length = e.insert(arith.SubiOp(target, p))
+    alone = e.insert(arith.CmpiOp(length, _int(e, 1, INDEX), "eq"))
+    stay, advance = _Body(e, []), _Body(e, [])
+    branch = IfOp(alone, [INDEX], [stay.block], [advance.block])
+    e.insert(branch)
+    stay.close(YieldOp(p))
+    advance.close(YieldOp(_advance(advance.e, p, target, free, length)))
+    return branch.results[0]
+
+
+def _advance(
+    e: Emitter, p: SSAValue, target: SSAValue, free: SSAValue, length: SSAValue
+) -> SSAValue:
+    """Revolve's rule for `length` = target - p >= 2 iterations left and
+    `free` >= 1 snapshots: after the search, reps >= 1, so that the divisors
+    free, reps, free + reps and free + reps - 1 are positive."""
 
     def c(value: int) -> SSAValue:
         return _int(e, value, INDEX)
@@ -171,9 +188,7 @@ def _split(e: Emitter, p: SSAValue, target: SSAValue, free: SSAValue) -> SSAValu
         return e.insert(arith.MuliOp(a, b))
 
     def div(a: SSAValue, b: SSAValue) -> SSAValue:
-        # the divisor is positive where the quotient is selected; the guard
-        # keeps the side not taken from dividing by zero
-        return e.insert(arith.DivSIOp(a, e.insert(arith.MaxSIOp(b, c(1)))))
+        return e.insert(arith.DivSIOp(a, b))
 
     def cmp(a: SSAValue, b: SSAValue, predicate: str) -> SSAValue:
         return e.insert(arith.CmpiOp(a, b, predicate))
@@ -181,7 +196,6 @@ def _split(e: Emitter, p: SSAValue, target: SSAValue, free: SSAValue) -> SSAValu
     def select(condition: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
         return e.insert(arith.SelectOp(condition, a, b))
 
-    length = sub(target, p)
     first, second = _Body(e, [INDEX, INDEX]), _Body(e, [INDEX, INDEX])
     search = WhileOp([c(0), c(1)], [INDEX, INDEX], [first.block], [second.block])
     e.insert(search)
@@ -195,18 +209,15 @@ def _split(e: Emitter, p: SSAValue, target: SSAValue, free: SSAValue) -> SSAValu
     second.close(YieldOp(more, s.insert(arith.DivSIOp(grown, more))))
     reps, range_ = search.results
 
-    bino1 = div(mul(range_, reps), add(free, reps))
-    bino2 = select(
-        cmp(free, c(1), "sgt"), div(mul(bino1, free), sub(add(free, reps), c(1))), c(1)
-    )
+    both = add(free, reps)
+    bino1 = div(mul(range_, reps), both)
+    bino2 = select(cmp(free, c(1), "sgt"), div(mul(bino1, free), sub(both, c(1))), c(1))
+    # free + reps - 2 is 0 for free = reps = 1, where bino3 is 0 without it
+    lower = e.insert(arith.MaxSIOp(sub(both, c(2)), c(1)))
     bino3 = select(
         cmp(free, c(1), "eq"),
         c(0),
-        select(
-            cmp(free, c(2), "sgt"),
-            div(mul(bino2, sub(free, c(1))), sub(add(free, reps), c(2))),
-            c(1),
-        ),
+        select(cmp(free, c(2), "sgt"), div(mul(bino2, sub(free, c(1))), lower), c(1)),
     )
     bino4 = div(mul(bino2, sub(reps, c(1))), free)
     bino5 = select(
@@ -223,5 +234,4 @@ def _split(e: Emitter, p: SSAValue, target: SSAValue, free: SSAValue) -> SSAValu
             sub(sub(target, bino2), bino3),
         ),
     )
-    m = select(cmp(m, p, "eq"), add(p, c(1)), m)
-    return select(cmp(length, c(1), "eq"), p, m)
+    return select(cmp(m, p, "eq"), add(p, c(1)), m)

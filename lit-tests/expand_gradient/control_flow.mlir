@@ -229,8 +229,9 @@ func.func @loop(%x: tensor<2xf32>, %w: tensor<2xf32>) -> tensor<2xf32> {
 // Binomial checkpointing: a stack of at most C snapshots (the carried values
 // and their positions, the first the loop's initial values), and a loop that
 // takes the top snapshot, runs the iterations up to where revolve's rule
-// says (an integer search for its binomial range, then the rule), and either
-// reverses the last iteration left there or pushes the state reached.
+// says (the snapshot itself when one iteration is left; else an integer
+// search for its binomial range, then the rule), and either reverses the last
+// iteration left there or pushes the state reached.
 func.func @binomial(%x: tensor<3xf32>, %w: tensor<3xf32>, %n: index) -> tensor<3xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -254,7 +255,12 @@ func.func @binomial(%x: tensor<3xf32>, %w: tensor<3xf32>, %n: index) -> tensor<3
 // CHECK-NEXT:    ^bb0(%[[G:.*]]: tensor<3xf32>, %[[SUM:.*]]: tensor<3xf32>, %[[TARGET:.*]]: index, %[[TOP:.*]]: index, %[[SNAPS:.*]]: tensor<?x3xf32>, %[[WHERE:.*]]: tensor<?xi64>):
 // CHECK-NEXT:      %[[P64:.*]] = tensor.extract %[[WHERE]][%[[TOP]]] : tensor<?xi64>
 // CHECK-NEXT:      %[[P:.*]] = arith.index_cast %[[P64]] : i64 to index
-// CHECK:           scf.while
+// CHECK:           %[[LEFT:.*]] = arith.subi %[[TARGET]], %[[P]] : index
+// CHECK:           %[[ALONE:.*]] = arith.cmpi eq, %[[LEFT]], %{{.*}} : index
+// CHECK-NEXT:      %{{.*}} = scf.if %[[ALONE]] -> (index) {
+// CHECK-NEXT:        scf.yield %[[P]] : index
+// CHECK-NEXT:      } else {
+// CHECK:             scf.while
 // CHECK:           %[[SAVED:.*]] = tensor.extract_slice %[[SNAPS]][%[[TOP]], 0] [1, 3] [1, 1] : tensor<?x3xf32> to tensor<3xf32>
 // CHECK:           %[[STATE:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[S:.*]] = %[[SAVED]]) -> (tensor<3xf32>) {
 // CHECK:             %{{.*}} = grad.mul %[[S]], %w : tensor<3xf32>
