@@ -270,9 +270,13 @@ def _remainder(op: Operation) -> Function:
 
 
 def _ceiling_division(op: Operation) -> Function:
+    """`arith.ceildivsi`: the floor, one up where inexact (not `-(-a // b)`,
+    whose `-a` wraps at the least int)."""
+
     def divide(a: Value, b: Value) -> Value:
         _divisor(op, b)
-        return np.negative(np.floor_divide(np.negative(a), b))
+        inexact = np.not_equal(np.remainder(a, b), 0)
+        return _scalar(np.floor_divide(a, b) + inexact)
 
     return divide
 
@@ -452,7 +456,7 @@ def _truncated(a: int, b: int) -> int:
 _INDEX_DIVISIONS: dict[type[Operation], Callable[[int, int], int]] = {
     arith.DivSIOp: _truncated,
     arith.RemSIOp: lambda a, b: a - b * _truncated(a, b),
-    arith.CeilDivSIOp: lambda a, b: -(_wrapped(-a) // b),  # as `_ceiling_division`
+    arith.CeilDivSIOp: lambda a, b: -(-a // b),
     arith.FloorDivSIOp: operator.floordiv,
 }
 """The signed divisions of `_DIVISIONS`, on Python ints (before wrapping)."""

@@ -395,6 +395,19 @@ def test_index_arithmetic_on_python_ints_wraps_as_int64() -> None:
                     assert found == int(numpy(np.int64(a), np.int64(b)))
 
 
+def _truncated(a: int, b: int) -> int:
+    return abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+
+
+_EXACT = {
+    "arith.divsi": _truncated,
+    "arith.remsi": lambda a, b: a - b * _truncated(a, b),
+    "arith.ceildivsi": lambda a, b: -(-a // b),
+    "arith.floordivsi": lambda a, b: a // b,
+}
+"""MLIR's signed divisions on exact integers (in range but for MIN / -1)."""
+
+
 def test_index_comparisons_divisions_and_selects_on_python_ints() -> None:
     """The shortcuts of revolve's schedule: every `cmpi` predicate (a NumPy
     bool, as NumPy's comparison gives), the signed divisions (rounding and
@@ -430,6 +443,9 @@ def test_index_comparisons_divisions_and_selects_on_python_ints() -> None:
                     expected = numpy(np.int64(a), np.int64(b))
                     assert type(found) is type(expected) or type(found) is int
                     assert found == expected, (op.name, a, b)
+                    exact = _EXACT.get(op.name)
+                    if exact is not None and (a, b) != (-(2**63), -1):  # overflow
+                        assert found == exact(a, b), (op.name, a, b)
     select = index_function(ops[-1])
     assert select is not None
     assert select(np.True_, 3, np.int64(4)) == 3
