@@ -30,12 +30,13 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, UnitAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, UnitAttr, f32
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from gradopt.dialect.differentiation import DifferentiationOp, GradientOp
 from gradopt.dialect.errors import OpError
+from gradopt.dialect.types import is_f32_tensor
 
 
 def entry_function(module: ModuleOp, entry: str) -> func.FuncOp:
@@ -65,7 +66,8 @@ def append_gradient(
     control_flow: bool | None = None,
 ) -> GradientOp:
     """Append `grad.gradient` of result `loss` of `entry` with respect to its
-    arguments `wrt` (all its arguments when empty), and return the gradients
+    arguments `wrt` (all its f32 arguments when empty: indices and labels are
+    not differentiated), and return the gradients
     after the function's results; it says `control_flow` as asked, or (None)
     when the module has calls or structured control flow. An `OpError` names
     what does not fit."""
@@ -86,7 +88,11 @@ def append_gradient(
             f"has no result {loss} to be the loss: @{entry} returns {results} "
             f"value{'s' * (results != 1)}",
         )
-    positions = list(wrt) or list(range(arguments))
+    positions = list(wrt) or [
+        p for p, a in enumerate(block.args) if is_f32_tensor(a.type) or a.type == f32
+    ]
+    if not positions:
+        raise OpError(function, f"@{entry} has no f32 argument to differentiate")
     for position in positions:
         if not 0 <= position < arguments:
             raise OpError(
@@ -119,7 +125,7 @@ class DifferentiateModulePass(ModulePass):
 
     `differentiate-module{loss=0 wrt=0,2}`: result 0 with respect to
     arguments 0 and 2 of @main (`entry=NAME` for another function; every
-    argument when `wrt` is not given; `control_flow=true|false` to say it or
+    f32 argument when `wrt` is not given; `control_flow=true|false` to say it or
     not, which by default it does when the module has calls, loops or
     branches)."""
 

@@ -37,7 +37,7 @@ def differentiate_module(
 ) -> ModuleOp:
     """`module` (a module, which is left as it is, or its text) with a
     `grad.gradient` appended to function `entry`: of its result `loss` with
-    respect to its arguments `wrt` (positions; all of them by default), the
+    respect to its arguments `wrt` (positions; by default every f32 one), the
     gradients returned after its own results. It says `control_flow` (SPEC
     §11) when the module has calls, loops or branches, as IREE makes of
     `lax.scan`, `while_loop` and `cond`, unless `control_flow` says otherwise.

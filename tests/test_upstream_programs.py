@@ -208,6 +208,34 @@ def test_differentiate_module_errors(options: dict[str, object], message: str) -
         gradopt.differentiate_module(_GRAD_PROGRAM, **options)  # type: ignore[arg-type]
 
 
+_WITH_INDICES = """util.func public @main(%i: tensor<2xi64>, %t: tensor<4xf32>, %s: f32, %n: i32) -> f32 {
+  %z = arith.constant 0 : index
+  %j = tensor.extract %i[%z] : tensor<2xi64>
+  %k = arith.index_cast %j : i64 to index
+  %e = tensor.extract %t[%k] : tensor<4xf32>
+  %p = arith.mulf %e, %s : f32
+  util.return %p : f32
+}"""
+
+
+def test_differentiate_module_by_default_takes_the_f32_arguments() -> None:
+    """Indices, labels and counts (torch's i64 embedding indices) are not
+    targets unless asked for: the default is every f32 argument, tensor or
+    scalar; a function with none is a located error."""
+    module = gradopt.differentiate_module(_WITH_INDICES)
+    assert "grad.gradient %p wrt %t, %s : f32, tensor<4xf32>, f32" in str(module)
+    t = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    args = [np.array([2, 0], np.int64), t, np.float32(0.5), np.int32(7)]
+    loss, dt, ds = Program(module).run(args=args).results
+    assert float(loss) == 1.5 and float(ds) == 3.0
+    np.testing.assert_array_equal(dt, np.float32([0.0, 0.0, 0.5, 0.0]))
+    integers = "func.func @main(%n: i32) -> i32 {\n  func.return %n : i32\n}"
+    with pytest.raises(
+        GradoptError, match=r"1:1: error: 'func.func' op @main has no f32 argument"
+    ):
+        gradopt.differentiate_module(integers)
+
+
 def test_differentiate_module_refuses_a_second_gradient() -> None:
     once = gradopt.differentiate_module(_GRAD_PROGRAM, wrt=0)
     with pytest.raises(
