@@ -117,7 +117,7 @@ def _loops(op: scf.ForOp) -> list[scf.ForOp] | None:
         if not inner:
             return loops
         nested = inner[0]
-        if len(inner) > 1 or nested.iter_args[0] is not block.args[1]:
+        if len(inner) > 1 or tuple(nested.iter_args) != (block.args[1],):
             return None
         if not all(
             isinstance(o, arith.ConstantOp)

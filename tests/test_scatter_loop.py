@@ -255,6 +255,24 @@ def test_two_carried_values_run_as_a_loop() -> None:
     assert bits(found) == bits(expected) and total == np.float32(10.0)
 
 
+def test_an_inner_loop_carrying_nothing_runs_as_a_loop() -> None:
+    text = """func.func @main(%init: tensor<6xf32>) -> tensor<6xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %c1 step %c1 iter_args(%a = %init) -> (tensor<6xf32>) {
+    scf.for %k = %c0 to %c1 step %c1 {
+    }
+    scf.yield %a : tensor<6xf32>
+  }
+  func.return %r : tensor<6xf32>
+}
+"""
+    program = Program(text)
+    assert kernel_name(program) == "loop"
+    init = np.arange(6, dtype=np.float32)
+    assert bits(program.run(args=[init]).results[0]) == bits(init)
+
+
 DYNAMIC = (
     NEST.replace("%v: tensor<5x3xf32>)", "%v: tensor<5x3xf32>, %from: i32, %to: i32)")
     .replace(
