@@ -551,7 +551,11 @@ class _PlanBuilder:
             body = _PlanBuilder(self.interpreter, self).build(
                 op.body.block, [*outer, *op.body.block.args], len(outer), loop=True
             )
-            return _loop(op, body), [op.lb, op.ub, op.step, *op.iter_args, *outer]
+            from gradopt.interpreter.scatter_loop import vectorized  # as `kernel_of`
+
+            loop = _loop(op, body)
+            loop = vectorized(op, outer, loop) or loop
+            return loop, [op.lb, op.ub, op.step, *op.iter_args, *outer]
         if isinstance(op, WhileOp):
             outer = captured(op)
             before, after = (
