@@ -210,13 +210,6 @@ def _maps(dims: int, *results: Sequence[AffineExpr]) -> tuple[AffineMap, ...]:
     return tuple(AffineMap(dims, 0, tuple(r)) for r in results)
 
 
-def _iterators(parallel: int, reduction: int) -> ArrayAttr[IteratorTypeAttr]:
-    return ArrayAttr(
-        (IteratorTypeAttr.parallel(),) * parallel
-        + (IteratorTypeAttr.reduction(),) * reduction
-    )
-
-
 def _body(
     inputs: Sequence[SSAValue],
     outputs: Sequence[SSAValue],
@@ -239,12 +232,11 @@ def _multiply_add(args: Sequence[SSAValue], is_float: bool) -> Operation:
 
 
 class ContractionOperation(NamedOperation, ABC):
-    """`out += a * b` over the maps `MAPS` of the dims `d0...`, of which the
-    last `REDUCTIONS` are reductions."""
+    """`out += a * b` over the dims `d0...` that `RESULTS` lists for each
+    operand; the dims the output does not read are reductions."""
 
     PRINT_ATTRS_IN_FRONT: ClassVar[bool] = True
     DIMS: ClassVar[int]
-    REDUCTIONS: ClassVar[int] = 1
     RESULTS: ClassVar[tuple[tuple[int, ...], ...]]
 
     @classmethod
@@ -258,16 +250,12 @@ class ContractionOperation(NamedOperation, ABC):
         return _maps(self.DIMS, *([d[i] for i in r] for r in self.RESULTS))
 
     def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
-        return _iterators(self.DIMS - self.REDUCTIONS, self.REDUCTIONS)
-
-
-@irdl_op_definition
-class BatchMatmulOp(ContractionOperation):
-    """`out[b, m, n] += a[b, m, k] * b[b, k, n]`."""
-
-    name = "linalg.batch_matmul"
-    DIMS: ClassVar = 4
-    RESULTS: ClassVar = ((0, 1, 3), (0, 3, 2), (0, 1, 2))
+        out = self.get_indexing_maps().data[-1].data
+        kept = {r.position for r in out.results if isinstance(r, AffineDimExpr)}
+        return ArrayAttr(
+            IteratorTypeAttr.parallel() if d in kept else IteratorTypeAttr.reduction()
+            for d in range(out.num_dims)
+        )
 
 
 @irdl_op_definition
@@ -297,6 +285,43 @@ class DotOp(ContractionOperation):
     RESULTS: ClassVar = ((0,), (0,), ())
 
 
+@irdl_op_definition
+class BatchMatvecOp(ContractionOperation):
+    """`out[b, m] += a[b, m, k] * x[b, k]`."""
+
+    name = "linalg.batch_matvec"
+    DIMS: ClassVar = 3
+    RESULTS: ClassVar = ((0, 1, 2), (0, 2), (0, 1))
+
+
+@irdl_op_definition
+class BatchVecmatOp(ContractionOperation):
+    """`out[b, n] += x[b, k] * a[b, k, n]`."""
+
+    name = "linalg.batch_vecmat"
+    DIMS: ClassVar = 3
+    RESULTS: ClassVar = ((0, 2), (0, 2, 1), (0, 1))
+
+
+@irdl_op_definition
+class Mmt4DOp(ContractionOperation):
+    """`out[m, n, m0, n0] += lhs[m, k, m0, k0] * rhs[n, k, n0, k0]`: a matmul
+    of tiled operands, the right one transposed."""
+
+    name = "linalg.mmt4d"
+    DIMS: ClassVar = 6
+    RESULTS: ClassVar = ((0, 2, 3, 5), (1, 2, 4, 5), (0, 1, 3, 4))
+
+
+@irdl_op_definition
+class BatchMmt4DOp(ContractionOperation):
+    """`linalg.mmt4d` with a batch dim first in each operand."""
+
+    name = "linalg.batch_mmt4d"
+    DIMS: ClassVar = 7
+    RESULTS: ClassVar = ((0, 1, 3, 4, 6), (0, 2, 3, 5, 6), (0, 1, 2, 4, 5))
+
+
 class _PlainConvolution(ContractionOperation, ABC):
     """`linalg.conv_1d` and `conv_2d`: no batch, no channels, stride and
     dilation 1; the input at `o + k` in each spatial dim."""
@@ -322,22 +347,27 @@ class Conv1DOp(_PlainConvolution):
 class Conv2DOp(_PlainConvolution):
     name = "linalg.conv_2d"
     DIMS: ClassVar = 4
-    REDUCTIONS: ClassVar = 2
     SPATIAL: ClassVar = 2
+
+
+@irdl_op_definition
+class Conv3DOp(_PlainConvolution):
+    name = "linalg.conv_3d"
+    DIMS: ClassVar = 6
+    SPATIAL: ClassVar = 3
 
 
 class WindowOperation(NamedOperation, ABC):
     """A convolution or pooling over `SPATIAL` window dims: the input is read
     at `o * stride + k * dilation` in each. `LAYOUT` names the dims of the
     input, the filter (or window) and the output, in the iteration order
-    `ITERATION` (parallel dims first, then the reductions); `w` and `k` with
-    a digit are the output's and window's spatial dims, joined in the input
-    as `w0 * stride + k0 * dilation`."""
+    `ITERATION` (MLIR's: the dims the output lacks are the reductions); `w`
+    and `k` with a digit are the output's and window's spatial dims, joined
+    in the input as `w0 * stride + k0 * dilation`."""
 
     PRINT_ATTRS_IN_FRONT: ClassVar[bool] = True
     ITERATION: ClassVar[tuple[str, ...]]
     LAYOUT: ClassVar[tuple[tuple[str, ...], ...]]
-    REDUCTIONS: ClassVar[int]
 
     def get_default_indexing_maps(self) -> Sequence[AffineMap]:
         dims = {name: AffineDimExpr(i) for i, name in enumerate(self.ITERATION)}
@@ -356,11 +386,23 @@ class WindowOperation(NamedOperation, ABC):
         return _maps(count, *([expr(n) for n in layout] for layout in self.LAYOUT))
 
     def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
-        return _iterators(len(self.ITERATION) - self.REDUCTIONS, self.REDUCTIONS)
+        return ArrayAttr(
+            IteratorTypeAttr.parallel()
+            if name in self.LAYOUT[-1]
+            else IteratorTypeAttr.reduction()
+            for name in self.ITERATION
+        )
 
 
 class _Conv(WindowOperation, ConvOperation, ABC):
-    pass
+    """A convolution whose body is MLIR's, `out + in * filter` (xDSL's
+    writes the sum the other way round)."""
+
+    @classmethod
+    def get_hidden_region(
+        cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]
+    ) -> Region:
+        return _body(inputs, outputs, _multiply_add)
 
 
 @irdl_op_definition
@@ -368,7 +410,6 @@ class Conv1DNwcWcfOp(_Conv):
     name = "linalg.conv_1d_nwc_wcf"
     ITERATION: ClassVar = ("n", "w0", "f", "k0", "c")
     LAYOUT: ClassVar = (("n", "i0", "c"), ("k0", "c", "f"), ("n", "w0", "f"))
-    REDUCTIONS: ClassVar = 2
 
 
 @irdl_op_definition
@@ -376,7 +417,6 @@ class Conv1DNcwFcwOp(_Conv):
     name = "linalg.conv_1d_ncw_fcw"
     ITERATION: ClassVar = ("n", "f", "w0", "c", "k0")
     LAYOUT: ClassVar = (("n", "c", "i0"), ("f", "c", "k0"), ("n", "f", "w0"))
-    REDUCTIONS: ClassVar = 2
 
 
 @irdl_op_definition
@@ -388,7 +428,6 @@ class DepthwiseConv2DNhwcHwcOp(_Conv):
         ("k0", "k1", "c"),
         ("n", "w0", "w1", "c"),
     )
-    REDUCTIONS: ClassVar = 2
 
 
 class _Pooling(WindowOperation, PoolingOperation, ABC):
@@ -418,6 +457,11 @@ class _MaxPooling(_Pooling, ABC):
     INTEGER: ClassVar = arith.MaxSIOp
 
 
+class _MinPooling(_Pooling, ABC):
+    COMBINE: ClassVar = arith.MinimumfOp
+    INTEGER: ClassVar = arith.MinSIOp
+
+
 _Layout = tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]
 """A pooling's iteration dims, and the dims of its input, window, output."""
 
@@ -444,7 +488,6 @@ class PoolingNchwSumOp(_SumPooling):
     name = "linalg.pooling_nchw_sum"
     ITERATION: ClassVar = _NCHW[0]
     LAYOUT: ClassVar = _NCHW[1]
-    REDUCTIONS: ClassVar = 2
 
 
 @irdl_op_definition
@@ -452,7 +495,6 @@ class PoolingNhwcSumOp(_SumPooling):
     name = "linalg.pooling_nhwc_sum"
     ITERATION: ClassVar = _NHWC[0]
     LAYOUT: ClassVar = _NHWC[1]
-    REDUCTIONS: ClassVar = 2
 
 
 @irdl_op_definition
@@ -460,7 +502,6 @@ class PoolingNhwcMaxOp(_MaxPooling):
     name = "linalg.pooling_nhwc_max"
     ITERATION: ClassVar = _NHWC[0]
     LAYOUT: ClassVar = _NHWC[1]
-    REDUCTIONS: ClassVar = 2
 
 
 @irdl_op_definition
@@ -468,7 +509,6 @@ class PoolingNcwSumOp(_SumPooling):
     name = "linalg.pooling_ncw_sum"
     ITERATION: ClassVar = _NCW[0]
     LAYOUT: ClassVar = _NCW[1]
-    REDUCTIONS: ClassVar = 1
 
 
 @irdl_op_definition
@@ -476,7 +516,6 @@ class PoolingNcwMaxOp(_MaxPooling):
     name = "linalg.pooling_ncw_max"
     ITERATION: ClassVar = _NCW[0]
     LAYOUT: ClassVar = _NCW[1]
-    REDUCTIONS: ClassVar = 1
 
 
 @irdl_op_definition
@@ -484,7 +523,6 @@ class PoolingNwcSumOp(_SumPooling):
     name = "linalg.pooling_nwc_sum"
     ITERATION: ClassVar = _NWC[0]
     LAYOUT: ClassVar = _NWC[1]
-    REDUCTIONS: ClassVar = 1
 
 
 @irdl_op_definition
@@ -492,7 +530,91 @@ class PoolingNwcMaxOp(_MaxPooling):
     name = "linalg.pooling_nwc_max"
     ITERATION: ClassVar = _NWC[0]
     LAYOUT: ClassVar = _NWC[1]
-    REDUCTIONS: ClassVar = 1
+
+
+_WINDOWS: dict[str, tuple[type[WindowOperation], str, str]] = {
+    "conv_3d_ndhwc_dhwcf": (
+        _Conv,
+        "n w0 w1 w2 f k0 k1 k2 c",
+        "n i0 i1 i2 c, k0 k1 k2 c f, n w0 w1 w2 f",
+    ),
+    "conv_3d_ncdhw_fcdhw": (
+        _Conv,
+        "n f w0 w1 w2 c k0 k1 k2",
+        "n c i0 i1 i2, f c k0 k1 k2, n f w0 w1 w2",
+    ),
+    "depthwise_conv_1d_nwc_wc": (_Conv, "n w0 c k0", "n i0 c, k0 c, n w0 c"),
+    "depthwise_conv_1d_ncw_cw": (_Conv, "n w0 c k0", "n c i0, c k0, n c w0"),
+    "depthwise_conv_1d_nwc_wcm": (
+        _Conv,
+        "n w0 c m k0",
+        "n i0 c, k0 c m, n w0 c m",
+    ),
+    "depthwise_conv_2d_nchw_chw": (
+        _Conv,
+        "n w0 w1 c k0 k1",
+        "n c i0 i1, c k0 k1, n c w0 w1",
+    ),
+    "depthwise_conv_2d_nhwc_hwcm": (
+        _Conv,
+        "n w0 w1 c m k0 k1",
+        "n i0 i1 c, k0 k1 c m, n w0 w1 c m",
+    ),
+    "depthwise_conv_3d_ndhwc_dhwc": (
+        _Conv,
+        "n w0 w1 w2 k0 k1 k2 c",
+        "n i0 i1 i2 c, k0 k1 k2 c, n w0 w1 w2 c",
+    ),
+    "depthwise_conv_3d_ncdhw_cdhw": (
+        _Conv,
+        "n w0 w1 w2 k0 k1 k2 c",
+        "n c i0 i1 i2, c k0 k1 k2, n c w0 w1 w2",
+    ),
+    "depthwise_conv_3d_ndhwc_dhwcm": (
+        _Conv,
+        "n w0 w1 w2 m k0 k1 k2 c",
+        "n i0 i1 i2 c, k0 k1 k2 c m, n w0 w1 w2 c m",
+    ),
+    "pooling_nchw_max": (_MaxPooling, "n c w0 w1 k0 k1", "n c i0 i1, k0 k1, n c w0 w1"),
+    "pooling_nhwc_min": (_MinPooling, "n w0 w1 c k0 k1", "n i0 i1 c, k0 k1, n w0 w1 c"),
+    "pooling_nwc_min": (_MinPooling, "n w0 c k0", "n i0 c, k0, n w0 c"),
+    **{
+        f"pooling_ndhwc_{kind}": (
+            base,
+            "n w0 w1 w2 c k0 k1 k2",
+            "n i0 i1 i2 c, k0 k1 k2, n w0 w1 w2 c",
+        )
+        for kind, base in (
+            ("sum", _SumPooling),
+            ("max", _MaxPooling),
+            ("min", _MinPooling),
+        )
+    },
+}
+"""The other convolutions and poolings of MLIR's OpDSL (f32 and signed): the
+base class, the iteration dims in MLIR's order, the dims of the input, the
+filter (or window) and the output, named as `WindowOperation` names them."""
+
+
+def _window_op(name: str) -> type[WindowOperation]:
+    base, iteration, layout = _WINDOWS[name]
+    return irdl_op_definition(
+        type(
+            "".join(part.title() for part in name.split("_")) + "Op",
+            (base,),
+            {
+                "name": f"linalg.{name}",
+                "ITERATION": tuple(iteration.split()),
+                "LAYOUT": tuple(tuple(dims.split()) for dims in layout.split(",")),
+                "__annotations__": {"ITERATION": ClassVar, "LAYOUT": ClassVar},
+                "__doc__": f"`linalg.{name}`, as MLIR's OpDSL defines it.",
+                "__module__": __name__,
+            },
+        )
+    )
+
+
+WINDOW_OPS = tuple(_window_op(name) for name in _WINDOWS)
 
 
 class NamedElementwiseOperation(ElementwiseOperation, ABC):
@@ -551,12 +673,16 @@ ELEMENTWISE_OPS = tuple(_elementwise_op(name) for name in _ELEMENTWISE)
 OPS: tuple[type[Operation], ...] = (
     GenericOp,
     MapOp,
-    BatchMatmulOp,
     MatvecOp,
     VecmatOp,
     DotOp,
+    BatchMatvecOp,
+    BatchVecmatOp,
+    Mmt4DOp,
+    BatchMmt4DOp,
     Conv1DOp,
     Conv2DOp,
+    Conv3DOp,
     Conv1DNwcWcfOp,
     Conv1DNcwFcwOp,
     DepthwiseConv2DNhwcHwcOp,
@@ -567,6 +693,7 @@ OPS: tuple[type[Operation], ...] = (
     PoolingNcwMaxOp,
     PoolingNwcSumOp,
     PoolingNwcMaxOp,
+    *WINDOW_OPS,
     *ELEMENTWISE_OPS,
 )
 """gradopt's `linalg` ops; `GenericOp` stands for xDSL's."""
