@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
     ArrayAttr,
+    DenseIntElementsAttr,
     FloatAttr,
     ShapedType,
     StringAttr,
@@ -368,11 +369,15 @@ class WindowOperation(NamedOperation, ABC):
     PRINT_ATTRS_IN_FRONT: ClassVar[bool] = True
     ITERATION: ClassVar[tuple[str, ...]]
     LAYOUT: ClassVar[tuple[tuple[str, ...], ...]]
+    strides = opt_prop_def(DenseIntElementsAttr)
+    """1 in each spatial dim when not given, as in MLIR."""
+    dilations = opt_prop_def(DenseIntElementsAttr)
 
     def get_default_indexing_maps(self) -> Sequence[AffineMap]:
         dims = {name: AffineDimExpr(i) for i, name in enumerate(self.ITERATION)}
-        strides = self.strides.get_values()  # pyright: ignore[reportAttributeAccessIssue]
-        dilations = self.dilations.get_values()  # pyright: ignore[reportAttributeAccessIssue]
+        ones = (1,) * sum(name.startswith("w") for name in self.ITERATION)
+        strides = self.strides.get_values() if self.strides else ones
+        dilations = self.dilations.get_values() if self.dilations else ones
 
         def expr(name: str) -> AffineExpr:
             if name.startswith("i"):

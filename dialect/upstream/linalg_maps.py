@@ -190,6 +190,18 @@ class ElementwiseKind(StrEnum):
     SQUARE = auto()
     TANH = auto()
     ERF = auto()
+    SIN = auto()
+    COS = auto()
+    TAN = auto()
+    ACOS = auto()
+    ACOSH = auto()
+    ASIN = auto()
+    ASINH = auto()
+    ATAN = auto()
+    ATANH = auto()
+    LOG10 = auto()
+    LOG1P = auto()
+    LOG2 = auto()
     ADD = auto()
     SUB = auto()
     MUL = auto()
@@ -236,6 +248,18 @@ BODIES: dict[ElementwiseKind, Callable[[Sequence[SSAValue]], Operation]] = {
     ElementwiseKind.SQUARE: lambda a: arith.MulfOp(a[0], a[0]),
     ElementwiseKind.TANH: lambda a: math.TanhOp(a[0]),
     ElementwiseKind.ERF: lambda a: math.ErfOp(a[0]),
+    ElementwiseKind.SIN: lambda a: math.SinOp(a[0]),
+    ElementwiseKind.COS: lambda a: math.CosOp(a[0]),
+    ElementwiseKind.TAN: lambda a: math.TanOp(a[0]),
+    ElementwiseKind.ACOS: lambda a: math.AcosOp(a[0]),
+    ElementwiseKind.ACOSH: lambda a: math.AcoshOp(a[0]),
+    ElementwiseKind.ASIN: lambda a: math.AsinOp(a[0]),
+    ElementwiseKind.ASINH: lambda a: math.AsinhOp(a[0]),
+    ElementwiseKind.ATAN: lambda a: math.AtanOp(a[0]),
+    ElementwiseKind.ATANH: lambda a: math.AtanhOp(a[0]),
+    ElementwiseKind.LOG10: lambda a: math.Log10Op(a[0]),
+    ElementwiseKind.LOG1P: lambda a: math.Log1pOp(a[0]),
+    ElementwiseKind.LOG2: lambda a: math.Log2Op(a[0]),
     ElementwiseKind.ADD: lambda a: arith.AddfOp(a[0], a[1]),
     ElementwiseKind.SUB: lambda a: arith.SubfOp(a[0], a[1]),
     ElementwiseKind.MUL: lambda a: arith.MulfOp(a[0], a[1]),
@@ -275,7 +299,15 @@ class ElementwiseOp(_GivenMaps):
     @classmethod
     def parse(cls, parser: Parser) -> NamedOperation:
         kind = ElementwiseKindAttr(ElementwiseKindAttr.parse_parameter(parser))
+        position = parser.pos
         op = super().parse(parser)
+        arity = _ARITY.get(kind.data, 1)
+        if len(op.inputs) != arity:
+            parser.raise_error(
+                f"'linalg.elementwise' of kind {kind.data} takes {arity} inputs, "
+                f"got {len(op.inputs)}",
+                position,
+            )
         op.properties["kind"] = kind
         with ImplicitBuilder(op.body.block):
             YieldOp(BODIES[kind.data](op.body.block.args[: len(op.inputs)]))
