@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntElementsAttr,
     FloatAttr,
+    IntegerType,
     ShapedType,
     StringAttr,
     TensorType,
@@ -216,14 +217,37 @@ def _body(
     outputs: Sequence[SSAValue],
     compute: Callable[[Sequence[SSAValue], bool], Operation],
 ) -> Region:
-    """A hidden region yielding `compute(block arguments, is_float)`."""
+    """A hidden region yielding `compute(block arguments, is_float)`, the
+    inputs' elements cast to the output's element type first where it is not
+    theirs, as MLIR's named ops cast them (`f16` read into `f32`)."""
     types = NamedOperation.body_arg_types((*inputs, *outputs))
 
     @Builder.implicit_region(types)
     def region(args: tuple[BlockArgument, ...]) -> None:
-        YieldOp(compute(args, isinstance(types[-1], AnyFloat)))
+        out = types[-1]
+        count = len(inputs)
+        values = [_cast(a, out) for a in args[:count]] + list(args[count:])
+        YieldOp(compute(values, isinstance(out, AnyFloat)))
 
     return region
+
+
+def _cast(value: SSAValue, type: AnyFloat | IntegerType) -> SSAValue:
+    """`value` converted to `type` as MLIR's `cast_signed` converts it."""
+    source = value.type
+    if isinstance(source, AnyFloat) and isinstance(type, AnyFloat):
+        if source.bitwidth == type.bitwidth:
+            return value
+        widens = source.bitwidth < type.bitwidth
+        return (arith.ExtFOp if widens else arith.TruncFOp)(value, type).result
+    if isinstance(source, IntegerType) and isinstance(type, AnyFloat):
+        return arith.SIToFPOp(value, type).result
+    if isinstance(source, IntegerType) and isinstance(type, IntegerType):
+        if source.width == type.width:
+            return value
+        widens = source.width.data < type.width.data
+        return (arith.ExtSIOp if widens else arith.TruncIOp)(value, type).result
+    return value
 
 
 def _multiply_add(args: Sequence[SSAValue], is_float: bool) -> Operation:
