@@ -46,7 +46,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from gradopt.dialect.upstream.linalg import ContractionOperation
@@ -298,7 +298,14 @@ class ElementwiseOp(_GivenMaps):
 
     @classmethod
     def parse(cls, parser: Parser) -> NamedOperation:
-        kind = ElementwiseKindAttr(ElementwiseKindAttr.parse_parameter(parser))
+        position = parser.pos
+        try:
+            kind = ElementwiseKindAttr(ElementwiseKindAttr.parse_parameter(parser))
+        except ParseError:
+            kinds = ", ".join(f"<{kind}>" for kind in ElementwiseKind)
+            parser.raise_error(
+                f"'linalg.elementwise' expects its kind, one of {kinds}", position
+            )
         position = parser.pos
         op = super().parse(parser)
         arity = _ARITY.get(kind.data, 1)
