@@ -10,15 +10,20 @@ loops); and, with the `iree` extra, each op's generic form printed as
 from __future__ import annotations
 
 import importlib.util
+import io
 import math
 import re
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from xdsl.parser import Parser
+from xdsl.printer import Printer
 
 from gradopt import Program
+from gradopt.dialect.context import make_context
 
 HAVE_IREE = importlib.util.find_spec("iree") is not None and all(
     importlib.util.find_spec(m) for m in ("iree.compiler", "iree.runtime")
@@ -372,3 +377,118 @@ def test_elementwise_kinds_against_float64() -> None:
     assert _close(next(found), np.where(condition, ct, 0.0))
     assert _close(next(found), np.where(condition, 0.0, ct))
     assert next(found, None) is None
+
+
+ELEMENTWISE_TEXT = [
+    ("%0 = linalg.elementwise <exp> ins(%arg0 : T) outs(%arg1 : T) -> T", 2),
+    ("%0 = linalg.elementwise <reciprocal> ins(%arg0 : T) outs(%arg1 : T) -> T", 2),
+    ("%0 = linalg.elementwise <powf> ins(%arg0, %arg1 : T, T) outs(%arg2 : T) -> T", 3),
+]
+
+
+def _all_ops() -> tuple[str, list[str]]:
+    """One function holding every new op (and a few elementwise kinds), each
+    over arguments of its own, returning every result."""
+    arguments: list[str] = []
+    lines: list[str] = []
+    results: list[str] = []
+    texts = [op_text(name, named) for name, named in OPS.items()]
+    texts += [(text, ["tensor<2x3xf32>"] * n) for text, n in ELEMENTWISE_TEXT]
+    for i, (text, types) in enumerate(texts):
+        base = len(arguments)
+        text = text.replace("T", "tensor<2x3xf32>").replace("%0 =", f"%r{i} =")
+        text = re.sub(r"%arg(\d+)", lambda m, b=base: f"%arg{b + int(m[1])}", text)
+        lines.append(text)
+        arguments += types
+        results.append(types[-1])
+    signature = ", ".join(f"%arg{i}: {t}" for i, t in enumerate(arguments))
+    returned = ", ".join(f"%r{i}" for i in range(len(lines)))
+    text = (
+        f"func.func @main({signature}) -> ({', '.join(results)}) {{\n  "
+        + "\n  ".join(lines)
+        + f"\n  return {returned} : {', '.join(results)}\n}}\n"
+    )
+    return text, arguments
+
+
+def _iree_opt(text: str, *flags: str) -> str:
+    from iree.compiler.tools.binaries import find_tool
+
+    done = subprocess.run(
+        [find_tool("iree-opt"), *flags, "-"],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+def _generic(text: str) -> list[str]:
+    """The generic print of `text` as gradopt reads it, with what tells two
+    equal programs apart removed: SSA names (numbered in order of appearance),
+    the order of properties, and the indexing maps MLIR memoizes on an op
+    when it prints it (`linalg.memoized_indexing_maps`)."""
+    module = Parser(make_context(), text).parse_module()
+    stream = io.StringIO()
+    Printer(stream=stream, print_generic_format=True).print_op(module)
+    printed = re.sub(
+        r" \{linalg.memoized_indexing_maps = \[[^\]]*\]\}", "", stream.getvalue()
+    )
+    names: dict[str, str] = {}
+    printed = re.sub(
+        r"%[\w]+", lambda m: names.setdefault(m.group(0), f"%v{len(names)}"), printed
+    )
+
+    def sorted_properties(found: re.Match[str]) -> str:
+        return "<{" + ", ".join(sorted(_top_level(found.group(1)))) + "}>"
+
+    printed = re.sub(r"<\{(.*)\}>", sorted_properties, printed)
+    return [line.strip() for line in printed.splitlines()]
+
+
+def _but_matmul_sums(lines: list[str]) -> list[str]:
+    """`lines` without the `arith.addf` of each `linalg.matmul`'s body:
+    xDSL's own matmul writes its sum `mul + out`, MLIR's `out + mul`."""
+    kept, in_matmul = [], False
+    for line in lines:
+        if '"linalg.matmul"' in line:
+            in_matmul = True
+        elif in_matmul and '"arith.addf"' in line:
+            in_matmul = False
+            continue
+        kept.append(line)
+    return kept
+
+
+def _top_level(text: str) -> list[str]:
+    """`text` split at the commas outside brackets."""
+    parts, depth, current = [], 0, ""
+    for char in text.replace("->", "\0"):
+        depth += char in "([{<"
+        depth -= char in ")]}>"
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    return [p.replace("\0", "->") for p in [*parts, current.strip()]]
+
+
+@pytest.mark.skipif(not HAVE_IREE, reason="needs the iree extra (iree-opt)")
+def test_generic_forms_are_mlirs() -> None:
+    """The generic print of each op, read in its custom form, is iree-opt's
+    (bodies with their casts and operand order, properties); each op runs
+    with the bits of the generic that iree-opt generalizes it to."""
+    text, types = _all_ops()
+    theirs = _iree_opt(text, "--mlir-print-op-generic")
+    assert _but_matmul_sums(_generic(text)) == _but_matmul_sums(_generic(theirs))
+    generalized = _iree_opt(text, "--linalg-generalize-named-ops")
+    rng = np.random.default_rng(3)
+    shapes = [tuple(int(n) for n in re.findall(r"(\d+)x", t)) for t in types]
+    values = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    named = Program(text).run(args=values).results
+    generic = Program(generalized).run(args=values).results
+    assert len(named) == len(generic) == len(OPS) + len(ELEMENTWISE_TEXT)
+    for i, (a, b) in enumerate(zip(named, generic, strict=True)):
+        assert a.tobytes() == b.tobytes(), f"result {i}"
