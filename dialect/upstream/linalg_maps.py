@@ -63,7 +63,7 @@ class _GivenMaps(NamedOperation, ABC):
     def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
         given = self.properties.get("indexing_maps")
         if isinstance(given, ArrayAttr):
-            return given  # pyright: ignore[reportUnknownVariableType]
+            return given
         return super().get_indexing_maps()
 
     @classmethod
@@ -137,7 +137,7 @@ class MatmulOp(_GivenMaps, XdslMatmulOp):
     def default_maps(self) -> Sequence[AffineMap]:
         value = _XDSL_MATMUL_MAPS.default_value
         assert isinstance(value, ArrayAttr)
-        return [m.data for m in value]  # pyright: ignore[reportUnknownMemberType]
+        return [m.data for m in value]
 
     def get_indexing_maps(self) -> ArrayAttr[AffineMapAttr]:
         return self.indexing_maps
@@ -285,6 +285,14 @@ _ARITY = {ElementwiseKind.SELECT: 3} | {
 }
 
 
+def _wrong_arity(kind: ElementwiseKindAttr, inputs: int) -> str | None:
+    """What is wrong with `inputs` inputs for `kind`, if anything."""
+    arity = _ARITY.get(kind.data, 1)
+    if inputs == arity:
+        return None
+    return f"kind {kind.data} takes {arity} inputs, got {inputs}"
+
+
 @irdl_op_definition
 class ElementwiseOp(_GivenMaps):
     """`linalg.elementwise <kind> ins(...) outs(%init : T)`: the kind's body
@@ -308,13 +316,8 @@ class ElementwiseOp(_GivenMaps):
             )
         position = parser.pos
         op = super().parse(parser)
-        arity = _ARITY.get(kind.data, 1)
-        if len(op.inputs) != arity:
-            parser.raise_error(
-                f"'linalg.elementwise' of kind {kind.data} takes {arity} inputs, "
-                f"got {len(op.inputs)}",
-                position,
-            )
+        if (wrong := _wrong_arity(kind, len(op.inputs))) is not None:
+            parser.raise_error(f"'linalg.elementwise' of {wrong}", position)
         op.properties["kind"] = kind
         with ImplicitBuilder(op.body.block):
             YieldOp(BODIES[kind.data](op.body.block.args[: len(op.inputs)]))
@@ -327,12 +330,10 @@ class ElementwiseOp(_GivenMaps):
         """The body's block, empty: `parse` fills it once the kind is known."""
         return Region(Block(arg_types=cls.body_arg_types((*inputs, *outputs))))
 
-    def default_maps(self) -> Sequence[AffineMap]:
-        return self.get_default_indexing_maps()
-
     def get_default_indexing_maps(self) -> Sequence[AffineMap]:
-        rank = len(self.outputs[0].type.get_shape())  # pyright: ignore
-        return (AffineMap.identity(rank),) * len(self.operands)
+        out = self.outputs[0].type
+        assert isinstance(out, ShapedType)
+        return (AffineMap.identity(out.get_num_dims()),) * len(self.operands)
 
     def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
         return ArrayAttr((IteratorTypeAttr.parallel(),) * self.get_num_loops())
@@ -342,11 +343,8 @@ class ElementwiseOp(_GivenMaps):
         self.kind.print_parameter(printer)
 
     def verify_(self) -> None:
-        arity = _ARITY.get(self.kind.data, 1)
-        if len(self.inputs) != arity:
-            raise VerifyException(
-                f"kind {self.kind.data} takes {arity} inputs, got {len(self.inputs)}"
-            )
+        if (wrong := _wrong_arity(self.kind, len(self.inputs))) is not None:
+            raise VerifyException(wrong)
         super().verify_()
 
 
