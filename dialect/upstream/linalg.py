@@ -39,10 +39,9 @@ from xdsl.dialects.linalg.abstract_ops import (
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp as XdslGenericOp
 from xdsl.dialects.linalg.ops import YieldOp
-from xdsl.ir import Attribute, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.irdl import (
-    AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
     operand_def,
@@ -134,7 +133,6 @@ class MapOp(IRDLOperation):
     init = operand_def(TensorType)
     result = var_result_def(TensorType)
     mapper = region_def("single_block")
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def verify_(self) -> None:
         shape = self.init.type
@@ -158,22 +156,58 @@ class MapOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> MapOp:
+        short = None
+        if parser.parse_optional_punctuation("{"):
+            position = parser.pos
+            name = parser.parse_identifier("the name of the op to map")
+            given = parser.parse_optional_attr_dict()
+            parser.parse_punctuation("}")
+            short = (name, given, position)
         ins = _operand_group(parser, "ins")
         outs = _operand_group(parser, "outs")
         if len(outs) != 1:
             parser.raise_error("linalg.map takes one init in outs(...)")
         attributes = parser.parse_optional_attr_dict()
-        arguments = parser.parse_comma_separated_list(
-            Parser.Delimiter.PAREN, parser.parse_argument
-        )
-        body = parser.parse_region(arguments)
+        if short is None:
+            arguments = parser.parse_comma_separated_list(
+                Parser.Delimiter.PAREN, parser.parse_argument
+            )
+            body = parser.parse_region(arguments)
+        else:
+            body = Region(_short_body(parser, *short, (*ins, outs[0])))
         op = cls.build(
             operands=(ins, outs[0]), result_types=([outs[0].type],), regions=(body,)
         )
         op.attributes |= attributes
         return op
 
+    def short_form(self) -> Operation | None:
+        """The one op the body applies to the inputs' elements in order, if
+        MLIR prints the map in its short form `{ arith.mulf }`: an op of no
+        attributes, of default properties, whose result the body yields."""
+        block = self.mapper.block
+        inner, end = block.first_op, block.last_op
+        count = len(self.inputs)
+        if (
+            inner is None
+            or inner.next_op is not end
+            or not isinstance(inner, IRDLOperation)
+            or len(block.args) != count + 1
+            or list(inner.operands) != list(block.args[:count])
+            or list(end.operands) != list(inner.results)
+            or inner.attributes
+            or inner.regions
+        ):
+            return None
+        defaults = inner.get_irdl_definition().properties
+        for name, value in inner.properties.items():
+            if name not in defaults or defaults[name].default_value != value:
+                return None
+        return inner
+
     def print(self, printer: Printer) -> None:
+        if (short := self.short_form()) is not None:
+            printer.print_string(f" {{ {short.name} }}")
         if self.inputs:
             printer.print_string(" ins(")
             printer.print_list(self.inputs, printer.print_ssa_value)
@@ -186,11 +220,38 @@ class MapOp(IRDLOperation):
         printer.print_attribute(self.init.type)
         printer.print_string(")")
         printer.print_op_attributes(self.attributes)
+        if short is not None:
+            return
         printer.print_string(" ")
         with printer.in_parens():
             printer.print_list(self.mapper.block.args, printer.print_block_argument)
         printer.print_string(" ")
         printer.print_region(self.mapper, print_entry_block_args=False)
+
+
+def _short_body(
+    parser: Parser,
+    name: str,
+    given: dict[str, Attribute],
+    position: int,
+    operands: Sequence[SSAValue],
+) -> Block:
+    """The body of `linalg.map { name {given} }` over `operands` (the
+    inputs, then the init): op `name` of the inputs' elements, yielded."""
+    op_type = parser.ctx.get_optional_op(name)
+    if op_type is None or not issubclass(op_type, IRDLOperation):
+        parser.raise_error(f"unknown op '{name}' in linalg.map's short form", position)
+    types = NamedOperation.body_arg_types(operands)
+    block = Block(arg_types=types)
+    names = op_type.get_irdl_definition().properties
+    inner = op_type.build(
+        operands=block.args[:-1],
+        result_types=[types[-1]],
+        properties={k: v for k, v in given.items() if k in names},
+        attributes={k: v for k, v in given.items() if k not in names},
+    )
+    block.add_ops([inner, YieldOp(*inner.results)])
+    return block
 
 
 def _operand_group(parser: Parser, keyword: str) -> Sequence[SSAValue]:

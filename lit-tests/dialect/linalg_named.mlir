@@ -539,3 +539,33 @@ func.func @elementwise(%arg0: tensor<2x3xf32>, %arg1: tensor<2x3xf32>, %arg2: te
 // CHECK-NEXT:    %4 = linalg.elementwise <add> indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>] ins(%arg9, %arg10 : tensor<3xf32>, tensor<2x3xf32>) outs(%arg11 : tensor<2x3xf32>) -> tensor<2x3xf32>
 // CHECK-NEXT:    %5 = linalg.elementwise <select> ins(%arg12, %arg13, %arg14 : tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) outs(%arg15 : tensor<2x3xf32>) -> tensor<2x3xf32>
 // CHECK-NEXT:    func.return
+
+// -----
+
+// linalg.map in MLIR's short form: the one op its body applies to the
+// inputs' elements; and its generic form, which has no operandSegmentSizes.
+func.func @map_short(%arg0: tensor<2x3xf32>, %arg1: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %mapped = linalg.map { arith.mulf } ins(%arg0, %arg0 : tensor<2x3xf32>, tensor<2x3xf32>) outs(%arg1 : tensor<2x3xf32>)
+  return %mapped : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @map_short(
+// CHECK-NEXT:    %mapped = linalg.map { arith.mulf } ins(%arg0, %arg0 : tensor<2x3xf32>, tensor<2x3xf32>) outs(%arg1 : tensor<2x3xf32>)
+// CHECK-NEXT:    func.return %mapped : tensor<2x3xf32>
+
+// -----
+
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>, sym_name = "map_generic"}> ({
+  ^bb0(%arg0: tensor<2x3xf32>, %arg1: tensor<2x3xf32>):
+    %0 = "linalg.map"(%arg0, %arg0, %arg1) ({
+    ^bb0(%arg2: f32, %arg3: f32, %arg4: f32):
+      %1 = "arith.mulf"(%arg2, %arg3) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+      "linalg.yield"(%1) : (f32) -> ()
+    }) : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    "func.return"(%0) : (tensor<2x3xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+// CHECK-LABEL: func.func @map_generic(
+// CHECK-NEXT:    %0 = linalg.map { arith.mulf } ins(%arg0, %arg0 : tensor<2x3xf32>, tensor<2x3xf32>) outs(%arg1 : tensor<2x3xf32>)
