@@ -815,6 +815,8 @@ class _Result:
             if not (isinstance(total, np.ndarray) and total.shape == self.loops):
                 total = np.broadcast_to(total, self.loops)
         if self.permutes or np.shape(total) != self.parallel:
+            if np.size(total) != math.prod(self.parallel):  # a loop no operand reads
+                total = np.broadcast_to(total, self.parallel)
             total = np.transpose(np.reshape(total, self.parallel), self.layout)
         if np.shape(total) != self.shape:  # size-1 axes of constant-0 results
             total = np.reshape(total, self.shape)

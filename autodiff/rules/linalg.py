@@ -44,7 +44,12 @@ from xdsl.ir.affine import (
 
 from gradopt.autodiff.emitter import Emitter
 from gradopt.autodiff.paths import captured, post_order
-from gradopt.autodiff.registry import Derivative, Tangent, register_derivative
+from gradopt.autodiff.registry import (
+    Derivative,
+    Tangent,
+    derivative_of,
+    register_derivative,
+)
 from gradopt.autodiff.upstream import is_f32_value
 from gradopt.autodiff.walks import backward_walk, forward_walk
 from gradopt.dialect.upstream.linalg import MapOp
@@ -354,7 +359,22 @@ def _no_rule(op: Operation) -> str | None:
                     "(only 'tensor.extract' is differentiated)"
                 )
     forms = _forms(s)
-    return forms if isinstance(forms, str) else None
+    if isinstance(forms, str):
+        return forms
+    return _body_without_rule(s.block)
+
+
+def _body_without_rule(block: Block) -> str | None:
+    """Why the body cannot be walked: an op of it that reads an `f32` value
+    the operands' elements flow into and has no derivative, or None."""
+    reached: set[SSAValue] = {a for a in block.args if is_f32_value(a.type)}
+    for inner in block.ops:
+        if inner is block.last_op or not reached.intersection(inner.operands):
+            continue
+        if derivative_of(inner) is None:
+            return f"its body holds '{inner.name}', which has no gradient rule"
+        reached.update(inner.results)
+    return None
 
 
 def _reads_outside(op: Operation) -> bool:

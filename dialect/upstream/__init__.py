@@ -15,17 +15,23 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from types import MappingProxyType
 
-from xdsl.ir import Dialect, Operation
+from xdsl.ir import Attribute, Dialect, Operation
 
 
-def _extended(base: Dialect, ops: tuple[type[Operation], ...]) -> Dialect:
+def _extended(
+    base: Dialect,
+    ops: tuple[type[Operation], ...],
+    attributes: tuple[type[Attribute], ...] = (),
+) -> Dialect:
     """`base` with `ops` added, each replacing the op of `base` of its name,
-    and with its attributes and interfaces (the constant materialization that
-    folding patterns ask the dialect for)."""
+    and with its attributes (and `attributes`) and interfaces (the constant
+    materialization that folding patterns ask the dialect for)."""
     names = {op.name for op in ops}
     kept = [op for op in base.operations if op.name not in names]
     interfaces = list(base._interfaces)  # pyright: ignore[reportPrivateUsage]
-    return Dialect(base.name, [*kept, *ops], list(base.attributes), interfaces)
+    return Dialect(
+        base.name, [*kept, *ops], [*base.attributes, *attributes], interfaces
+    )
 
 
 @cache
@@ -57,9 +63,10 @@ def tensor() -> Dialect:
 def linalg() -> Dialect:
     from xdsl.dialects.linalg import Linalg
 
+    from gradopt.dialect.upstream import linalg_maps
     from gradopt.dialect.upstream.linalg import OPS
 
-    return _extended(Linalg, OPS)
+    return _extended(Linalg, OPS + linalg_maps.OPS, linalg_maps.ATTRIBUTES)
 
 
 @cache

@@ -23,7 +23,9 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
     ArrayAttr,
+    DenseIntElementsAttr,
     FloatAttr,
+    IntegerType,
     ShapedType,
     StringAttr,
     TensorType,
@@ -37,10 +39,9 @@ from xdsl.dialects.linalg.abstract_ops import (
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp as XdslGenericOp
 from xdsl.dialects.linalg.ops import YieldOp
-from xdsl.ir import Attribute, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.irdl import (
-    AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
     operand_def,
@@ -132,7 +133,6 @@ class MapOp(IRDLOperation):
     init = operand_def(TensorType)
     result = var_result_def(TensorType)
     mapper = region_def("single_block")
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def verify_(self) -> None:
         shape = self.init.type
@@ -156,22 +156,58 @@ class MapOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> MapOp:
+        short = None
+        if parser.parse_optional_punctuation("{"):
+            position = parser.pos
+            name = parser.parse_identifier("the name of the op to map")
+            given = parser.parse_optional_attr_dict()
+            parser.parse_punctuation("}")
+            short = (name, given, position)
         ins = _operand_group(parser, "ins")
         outs = _operand_group(parser, "outs")
         if len(outs) != 1:
             parser.raise_error("linalg.map takes one init in outs(...)")
         attributes = parser.parse_optional_attr_dict()
-        arguments = parser.parse_comma_separated_list(
-            Parser.Delimiter.PAREN, parser.parse_argument
-        )
-        body = parser.parse_region(arguments)
+        if short is None:
+            arguments = parser.parse_comma_separated_list(
+                Parser.Delimiter.PAREN, parser.parse_argument
+            )
+            body = parser.parse_region(arguments)
+        else:
+            body = Region(_short_body(parser, *short, (*ins, outs[0])))
         op = cls.build(
             operands=(ins, outs[0]), result_types=([outs[0].type],), regions=(body,)
         )
         op.attributes |= attributes
         return op
 
+    def short_form(self) -> Operation | None:
+        """The one op the body applies to the inputs' elements in order, if
+        MLIR prints the map in its short form `{ arith.mulf }`: an op of no
+        attributes, of default properties, whose result the body yields."""
+        block = self.mapper.block
+        inner, end = block.first_op, block.last_op
+        count = len(self.inputs)
+        if (
+            inner is None
+            or inner.next_op is not end
+            or not isinstance(inner, IRDLOperation)
+            or len(block.args) != count + 1
+            or list(inner.operands) != list(block.args[:count])
+            or list(end.operands) != list(inner.results)
+            or inner.attributes
+            or inner.regions
+        ):
+            return None
+        defaults = inner.get_irdl_definition().properties
+        for name, value in inner.properties.items():
+            if name not in defaults or defaults[name].default_value != value:
+                return None
+        return inner
+
     def print(self, printer: Printer) -> None:
+        if (short := self.short_form()) is not None:
+            printer.print_string(f" {{ {short.name} }}")
         if self.inputs:
             printer.print_string(" ins(")
             printer.print_list(self.inputs, printer.print_ssa_value)
@@ -184,11 +220,38 @@ class MapOp(IRDLOperation):
         printer.print_attribute(self.init.type)
         printer.print_string(")")
         printer.print_op_attributes(self.attributes)
+        if short is not None:
+            return
         printer.print_string(" ")
         with printer.in_parens():
             printer.print_list(self.mapper.block.args, printer.print_block_argument)
         printer.print_string(" ")
         printer.print_region(self.mapper, print_entry_block_args=False)
+
+
+def _short_body(
+    parser: Parser,
+    name: str,
+    given: dict[str, Attribute],
+    position: int,
+    operands: Sequence[SSAValue],
+) -> Block:
+    """The body of `linalg.map { name {given} }` over `operands` (the
+    inputs, then the init): op `name` of the inputs' elements, yielded."""
+    op_type = parser.ctx.get_optional_op(name)
+    if op_type is None or not issubclass(op_type, IRDLOperation):
+        parser.raise_error(f"unknown op '{name}' in linalg.map's short form", position)
+    types = NamedOperation.body_arg_types(operands)
+    block = Block(arg_types=types)
+    names = op_type.get_irdl_definition().properties
+    inner = op_type.build(
+        operands=block.args[:-1],
+        result_types=[types[-1]],
+        properties={k: v for k, v in given.items() if k in names},
+        attributes={k: v for k, v in given.items() if k not in names},
+    )
+    block.add_ops([inner, YieldOp(*inner.results)])
+    return block
 
 
 def _operand_group(parser: Parser, keyword: str) -> Sequence[SSAValue]:
@@ -210,26 +273,42 @@ def _maps(dims: int, *results: Sequence[AffineExpr]) -> tuple[AffineMap, ...]:
     return tuple(AffineMap(dims, 0, tuple(r)) for r in results)
 
 
-def _iterators(parallel: int, reduction: int) -> ArrayAttr[IteratorTypeAttr]:
-    return ArrayAttr(
-        (IteratorTypeAttr.parallel(),) * parallel
-        + (IteratorTypeAttr.reduction(),) * reduction
-    )
-
-
 def _body(
     inputs: Sequence[SSAValue],
     outputs: Sequence[SSAValue],
     compute: Callable[[Sequence[SSAValue], bool], Operation],
 ) -> Region:
-    """A hidden region yielding `compute(block arguments, is_float)`."""
+    """A hidden region yielding `compute(block arguments, is_float)`, the
+    inputs' elements cast to the output's element type first where it is not
+    theirs, as MLIR's named ops cast them (`f16` read into `f32`)."""
     types = NamedOperation.body_arg_types((*inputs, *outputs))
 
     @Builder.implicit_region(types)
     def region(args: tuple[BlockArgument, ...]) -> None:
-        YieldOp(compute(args, isinstance(types[-1], AnyFloat)))
+        out = types[-1]
+        count = len(inputs)
+        values = [_cast(a, out) for a in args[:count]] + list(args[count:])
+        YieldOp(compute(values, isinstance(out, AnyFloat)))
 
     return region
+
+
+def _cast(value: SSAValue, type: AnyFloat | IntegerType) -> SSAValue:
+    """`value` converted to `type` as MLIR's `cast_signed` converts it."""
+    source = value.type
+    if isinstance(source, AnyFloat) and isinstance(type, AnyFloat):
+        if source.bitwidth == type.bitwidth:
+            return value
+        widens = source.bitwidth < type.bitwidth
+        return (arith.ExtFOp if widens else arith.TruncFOp)(value, type).result
+    if isinstance(source, IntegerType) and isinstance(type, AnyFloat):
+        return arith.SIToFPOp(value, type).result
+    if isinstance(source, IntegerType) and isinstance(type, IntegerType):
+        if source.width == type.width:
+            return value
+        widens = source.width.data < type.width.data
+        return (arith.ExtSIOp if widens else arith.TruncIOp)(value, type).result
+    return value
 
 
 def _multiply_add(args: Sequence[SSAValue], is_float: bool) -> Operation:
@@ -239,12 +318,11 @@ def _multiply_add(args: Sequence[SSAValue], is_float: bool) -> Operation:
 
 
 class ContractionOperation(NamedOperation, ABC):
-    """`out += a * b` over the maps `MAPS` of the dims `d0...`, of which the
-    last `REDUCTIONS` are reductions."""
+    """`out += a * b` over the dims `d0...` that `RESULTS` lists for each
+    operand; the dims the output does not read are reductions."""
 
     PRINT_ATTRS_IN_FRONT: ClassVar[bool] = True
     DIMS: ClassVar[int]
-    REDUCTIONS: ClassVar[int] = 1
     RESULTS: ClassVar[tuple[tuple[int, ...], ...]]
 
     @classmethod
@@ -258,16 +336,12 @@ class ContractionOperation(NamedOperation, ABC):
         return _maps(self.DIMS, *([d[i] for i in r] for r in self.RESULTS))
 
     def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
-        return _iterators(self.DIMS - self.REDUCTIONS, self.REDUCTIONS)
-
-
-@irdl_op_definition
-class BatchMatmulOp(ContractionOperation):
-    """`out[b, m, n] += a[b, m, k] * b[b, k, n]`."""
-
-    name = "linalg.batch_matmul"
-    DIMS: ClassVar = 4
-    RESULTS: ClassVar = ((0, 1, 3), (0, 3, 2), (0, 1, 2))
+        out = self.get_indexing_maps().data[-1].data
+        kept = {r.position for r in out.results if isinstance(r, AffineDimExpr)}
+        return ArrayAttr(
+            IteratorTypeAttr.parallel() if d in kept else IteratorTypeAttr.reduction()
+            for d in range(out.num_dims)
+        )
 
 
 @irdl_op_definition
@@ -297,6 +371,43 @@ class DotOp(ContractionOperation):
     RESULTS: ClassVar = ((0,), (0,), ())
 
 
+@irdl_op_definition
+class BatchMatvecOp(ContractionOperation):
+    """`out[b, m] += a[b, m, k] * x[b, k]`."""
+
+    name = "linalg.batch_matvec"
+    DIMS: ClassVar = 3
+    RESULTS: ClassVar = ((0, 1, 2), (0, 2), (0, 1))
+
+
+@irdl_op_definition
+class BatchVecmatOp(ContractionOperation):
+    """`out[b, n] += x[b, k] * a[b, k, n]`."""
+
+    name = "linalg.batch_vecmat"
+    DIMS: ClassVar = 3
+    RESULTS: ClassVar = ((0, 2), (0, 2, 1), (0, 1))
+
+
+@irdl_op_definition
+class Mmt4DOp(ContractionOperation):
+    """`out[m, n, m0, n0] += lhs[m, k, m0, k0] * rhs[n, k, n0, k0]`: a matmul
+    of tiled operands, the right one transposed."""
+
+    name = "linalg.mmt4d"
+    DIMS: ClassVar = 6
+    RESULTS: ClassVar = ((0, 2, 3, 5), (1, 2, 4, 5), (0, 1, 3, 4))
+
+
+@irdl_op_definition
+class BatchMmt4DOp(ContractionOperation):
+    """`linalg.mmt4d` with a batch dim first in each operand."""
+
+    name = "linalg.batch_mmt4d"
+    DIMS: ClassVar = 7
+    RESULTS: ClassVar = ((0, 1, 3, 4, 6), (0, 2, 3, 5, 6), (0, 1, 2, 4, 5))
+
+
 class _PlainConvolution(ContractionOperation, ABC):
     """`linalg.conv_1d` and `conv_2d`: no batch, no channels, stride and
     dilation 1; the input at `o + k` in each spatial dim."""
@@ -322,27 +433,36 @@ class Conv1DOp(_PlainConvolution):
 class Conv2DOp(_PlainConvolution):
     name = "linalg.conv_2d"
     DIMS: ClassVar = 4
-    REDUCTIONS: ClassVar = 2
     SPATIAL: ClassVar = 2
+
+
+@irdl_op_definition
+class Conv3DOp(_PlainConvolution):
+    name = "linalg.conv_3d"
+    DIMS: ClassVar = 6
+    SPATIAL: ClassVar = 3
 
 
 class WindowOperation(NamedOperation, ABC):
     """A convolution or pooling over `SPATIAL` window dims: the input is read
     at `o * stride + k * dilation` in each. `LAYOUT` names the dims of the
     input, the filter (or window) and the output, in the iteration order
-    `ITERATION` (parallel dims first, then the reductions); `w` and `k` with
-    a digit are the output's and window's spatial dims, joined in the input
-    as `w0 * stride + k0 * dilation`."""
+    `ITERATION` (MLIR's: the dims the output lacks are the reductions); `w`
+    and `k` with a digit are the output's and window's spatial dims, joined
+    in the input as `w0 * stride + k0 * dilation`."""
 
     PRINT_ATTRS_IN_FRONT: ClassVar[bool] = True
     ITERATION: ClassVar[tuple[str, ...]]
     LAYOUT: ClassVar[tuple[tuple[str, ...], ...]]
-    REDUCTIONS: ClassVar[int]
+    strides = opt_prop_def(DenseIntElementsAttr)
+    """1 in each spatial dim when not given, as in MLIR."""
+    dilations = opt_prop_def(DenseIntElementsAttr)
 
     def get_default_indexing_maps(self) -> Sequence[AffineMap]:
         dims = {name: AffineDimExpr(i) for i, name in enumerate(self.ITERATION)}
-        strides = self.strides.get_values()  # pyright: ignore[reportAttributeAccessIssue]
-        dilations = self.dilations.get_values()  # pyright: ignore[reportAttributeAccessIssue]
+        ones = (1,) * sum(name.startswith("w") for name in self.ITERATION)
+        strides = self.strides.get_values() if self.strides else ones
+        dilations = self.dilations.get_values() if self.dilations else ones
 
         def expr(name: str) -> AffineExpr:
             if name.startswith("i"):
@@ -356,11 +476,23 @@ class WindowOperation(NamedOperation, ABC):
         return _maps(count, *([expr(n) for n in layout] for layout in self.LAYOUT))
 
     def get_iterator_types(self) -> ArrayAttr[IteratorTypeAttr]:
-        return _iterators(len(self.ITERATION) - self.REDUCTIONS, self.REDUCTIONS)
+        return ArrayAttr(
+            IteratorTypeAttr.parallel()
+            if name in self.LAYOUT[-1]
+            else IteratorTypeAttr.reduction()
+            for name in self.ITERATION
+        )
 
 
 class _Conv(WindowOperation, ConvOperation, ABC):
-    pass
+    """A convolution whose body is MLIR's, `out + in * filter` (xDSL's
+    writes the sum the other way round)."""
+
+    @classmethod
+    def get_hidden_region(
+        cls, inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]
+    ) -> Region:
+        return _body(inputs, outputs, _multiply_add)
 
 
 @irdl_op_definition
@@ -368,7 +500,6 @@ class Conv1DNwcWcfOp(_Conv):
     name = "linalg.conv_1d_nwc_wcf"
     ITERATION: ClassVar = ("n", "w0", "f", "k0", "c")
     LAYOUT: ClassVar = (("n", "i0", "c"), ("k0", "c", "f"), ("n", "w0", "f"))
-    REDUCTIONS: ClassVar = 2
 
 
 @irdl_op_definition
@@ -376,7 +507,6 @@ class Conv1DNcwFcwOp(_Conv):
     name = "linalg.conv_1d_ncw_fcw"
     ITERATION: ClassVar = ("n", "f", "w0", "c", "k0")
     LAYOUT: ClassVar = (("n", "c", "i0"), ("f", "c", "k0"), ("n", "f", "w0"))
-    REDUCTIONS: ClassVar = 2
 
 
 @irdl_op_definition
@@ -388,7 +518,6 @@ class DepthwiseConv2DNhwcHwcOp(_Conv):
         ("k0", "k1", "c"),
         ("n", "w0", "w1", "c"),
     )
-    REDUCTIONS: ClassVar = 2
 
 
 class _Pooling(WindowOperation, PoolingOperation, ABC):
@@ -418,6 +547,11 @@ class _MaxPooling(_Pooling, ABC):
     INTEGER: ClassVar = arith.MaxSIOp
 
 
+class _MinPooling(_Pooling, ABC):
+    COMBINE: ClassVar = arith.MinimumfOp
+    INTEGER: ClassVar = arith.MinSIOp
+
+
 _Layout = tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]
 """A pooling's iteration dims, and the dims of its input, window, output."""
 
@@ -444,17 +578,6 @@ class PoolingNchwSumOp(_SumPooling):
     name = "linalg.pooling_nchw_sum"
     ITERATION: ClassVar = _NCHW[0]
     LAYOUT: ClassVar = _NCHW[1]
-    REDUCTIONS: ClassVar = 2
-
-
-@irdl_op_definition
-class PoolingNchwMaxOp(_MaxPooling):
-    """xDSL's has a body that reads the window operand, not the output."""
-
-    name = "linalg.pooling_nchw_max"
-    ITERATION: ClassVar = _NCHW[0]
-    LAYOUT: ClassVar = _NCHW[1]
-    REDUCTIONS: ClassVar = 2
 
 
 @irdl_op_definition
@@ -462,7 +585,6 @@ class PoolingNhwcSumOp(_SumPooling):
     name = "linalg.pooling_nhwc_sum"
     ITERATION: ClassVar = _NHWC[0]
     LAYOUT: ClassVar = _NHWC[1]
-    REDUCTIONS: ClassVar = 2
 
 
 @irdl_op_definition
@@ -470,7 +592,6 @@ class PoolingNhwcMaxOp(_MaxPooling):
     name = "linalg.pooling_nhwc_max"
     ITERATION: ClassVar = _NHWC[0]
     LAYOUT: ClassVar = _NHWC[1]
-    REDUCTIONS: ClassVar = 2
 
 
 @irdl_op_definition
@@ -478,7 +599,6 @@ class PoolingNcwSumOp(_SumPooling):
     name = "linalg.pooling_ncw_sum"
     ITERATION: ClassVar = _NCW[0]
     LAYOUT: ClassVar = _NCW[1]
-    REDUCTIONS: ClassVar = 1
 
 
 @irdl_op_definition
@@ -486,7 +606,6 @@ class PoolingNcwMaxOp(_MaxPooling):
     name = "linalg.pooling_ncw_max"
     ITERATION: ClassVar = _NCW[0]
     LAYOUT: ClassVar = _NCW[1]
-    REDUCTIONS: ClassVar = 1
 
 
 @irdl_op_definition
@@ -494,7 +613,6 @@ class PoolingNwcSumOp(_SumPooling):
     name = "linalg.pooling_nwc_sum"
     ITERATION: ClassVar = _NWC[0]
     LAYOUT: ClassVar = _NWC[1]
-    REDUCTIONS: ClassVar = 1
 
 
 @irdl_op_definition
@@ -502,7 +620,91 @@ class PoolingNwcMaxOp(_MaxPooling):
     name = "linalg.pooling_nwc_max"
     ITERATION: ClassVar = _NWC[0]
     LAYOUT: ClassVar = _NWC[1]
-    REDUCTIONS: ClassVar = 1
+
+
+_WINDOWS: dict[str, tuple[type[WindowOperation], str, str]] = {
+    "conv_3d_ndhwc_dhwcf": (
+        _Conv,
+        "n w0 w1 w2 f k0 k1 k2 c",
+        "n i0 i1 i2 c, k0 k1 k2 c f, n w0 w1 w2 f",
+    ),
+    "conv_3d_ncdhw_fcdhw": (
+        _Conv,
+        "n f w0 w1 w2 c k0 k1 k2",
+        "n c i0 i1 i2, f c k0 k1 k2, n f w0 w1 w2",
+    ),
+    "depthwise_conv_1d_nwc_wc": (_Conv, "n w0 c k0", "n i0 c, k0 c, n w0 c"),
+    "depthwise_conv_1d_ncw_cw": (_Conv, "n w0 c k0", "n c i0, c k0, n c w0"),
+    "depthwise_conv_1d_nwc_wcm": (
+        _Conv,
+        "n w0 c m k0",
+        "n i0 c, k0 c m, n w0 c m",
+    ),
+    "depthwise_conv_2d_nchw_chw": (
+        _Conv,
+        "n w0 w1 c k0 k1",
+        "n c i0 i1, c k0 k1, n c w0 w1",
+    ),
+    "depthwise_conv_2d_nhwc_hwcm": (
+        _Conv,
+        "n w0 w1 c m k0 k1",
+        "n i0 i1 c, k0 k1 c m, n w0 w1 c m",
+    ),
+    "depthwise_conv_3d_ndhwc_dhwc": (
+        _Conv,
+        "n w0 w1 w2 k0 k1 k2 c",
+        "n i0 i1 i2 c, k0 k1 k2 c, n w0 w1 w2 c",
+    ),
+    "depthwise_conv_3d_ncdhw_cdhw": (
+        _Conv,
+        "n w0 w1 w2 k0 k1 k2 c",
+        "n c i0 i1 i2, c k0 k1 k2, n c w0 w1 w2",
+    ),
+    "depthwise_conv_3d_ndhwc_dhwcm": (
+        _Conv,
+        "n w0 w1 w2 m k0 k1 k2 c",
+        "n i0 i1 i2 c, k0 k1 k2 c m, n w0 w1 w2 c m",
+    ),
+    "pooling_nchw_max": (_MaxPooling, "n c w0 w1 k0 k1", "n c i0 i1, k0 k1, n c w0 w1"),
+    "pooling_nhwc_min": (_MinPooling, "n w0 w1 c k0 k1", "n i0 i1 c, k0 k1, n w0 w1 c"),
+    "pooling_nwc_min": (_MinPooling, "n w0 c k0", "n i0 c, k0, n w0 c"),
+    **{
+        f"pooling_ndhwc_{kind}": (
+            base,
+            "n w0 w1 w2 c k0 k1 k2",
+            "n i0 i1 i2 c, k0 k1 k2, n w0 w1 w2 c",
+        )
+        for kind, base in (
+            ("sum", _SumPooling),
+            ("max", _MaxPooling),
+            ("min", _MinPooling),
+        )
+    },
+}
+"""The other convolutions and poolings of MLIR's OpDSL (f32 and signed): the
+base class, the iteration dims in MLIR's order, the dims of the input, the
+filter (or window) and the output, named as `WindowOperation` names them."""
+
+
+def _window_op(name: str) -> type[WindowOperation]:
+    base, iteration, layout = _WINDOWS[name]
+    return irdl_op_definition(
+        type(
+            "".join(part.title() for part in name.split("_")) + "Op",
+            (base,),
+            {
+                "name": f"linalg.{name}",
+                "ITERATION": tuple(iteration.split()),
+                "LAYOUT": tuple(tuple(dims.split()) for dims in layout.split(",")),
+                "__annotations__": {"ITERATION": ClassVar, "LAYOUT": ClassVar},
+                "__doc__": f"`linalg.{name}`, as MLIR's OpDSL defines it.",
+                "__module__": __name__,
+            },
+        )
+    )
+
+
+WINDOW_OPS = tuple(_window_op(name) for name in _WINDOWS)
 
 
 class NamedElementwiseOperation(ElementwiseOperation, ABC):
@@ -561,23 +763,27 @@ ELEMENTWISE_OPS = tuple(_elementwise_op(name) for name in _ELEMENTWISE)
 OPS: tuple[type[Operation], ...] = (
     GenericOp,
     MapOp,
-    BatchMatmulOp,
     MatvecOp,
     VecmatOp,
     DotOp,
+    BatchMatvecOp,
+    BatchVecmatOp,
+    Mmt4DOp,
+    BatchMmt4DOp,
     Conv1DOp,
     Conv2DOp,
+    Conv3DOp,
     Conv1DNwcWcfOp,
     Conv1DNcwFcwOp,
     DepthwiseConv2DNhwcHwcOp,
     PoolingNchwSumOp,
-    PoolingNchwMaxOp,
     PoolingNhwcSumOp,
     PoolingNhwcMaxOp,
     PoolingNcwSumOp,
     PoolingNcwMaxOp,
     PoolingNwcSumOp,
     PoolingNwcMaxOp,
+    *WINDOW_OPS,
     *ELEMENTWISE_OPS,
 )
 """gradopt's `linalg` ops; `GenericOp` stands for xDSL's."""
