@@ -28,9 +28,11 @@ tensor on the host and copies it in, one small copy per element written.
 
 from __future__ import annotations
 
-from xdsl.dialects import linalg, scf, tensor
-from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Operation
+from xdsl.dialects import arith, linalg, scf, tensor
+from xdsl.dialects.builtin import ModuleOp, TensorType, i1, i8
+from xdsl.ir import Operation, SSAValue
+
+from gradopt.passes.convert_grad_to_standard import elementwise
 
 
 def _in_loop(op: Operation) -> bool:
@@ -45,6 +47,25 @@ def _in_loop(op: Operation) -> bool:
     return inside
 
 
+def _one_element(scalar: SSAValue, rank: int) -> list[Operation]:
+    """A tensor of rank `rank` that holds `scalar` (the last op's result).
+    An i1 is made an i8 first and the tensor truncated: IREE rewrote a
+    `tensor.from_elements` of an i1 to one that makes an i8 tensor, which
+    does not verify."""
+    shape = [1] * rank
+    if scalar.type != i1:
+        type = TensorType(scalar.type, shape)
+        return [tensor.FromElementsOp(scalar, result_type=type)]
+    byte = arith.ExtUIOp(scalar, i8)
+    element = tensor.FromElementsOp(byte.result, result_type=TensorType(i8, shape))
+    truncated = elementwise(
+        [element.result],
+        TensorType(i1, shape),
+        lambda args: arith.TruncIOp(args[0], i1).result,
+    )
+    return [byte, element, *truncated]
+
+
 def insert_elements_as_slices(module: ModuleOp) -> None:
     """Rewrite, in place, every `tensor.insert` into a tensor of rank >= 1
     inside a loop of `module` as a slice of one element (see above)."""
@@ -53,15 +74,12 @@ def insert_elements_as_slices(module: ModuleOp) -> None:
         for op in module.walk()
         if isinstance(op, tensor.InsertOp) and op.indices and _in_loop(op)
     ]:
-        rank = len(op.indices)
-        element = tensor.FromElementsOp(
-            op.scalar, result_type=TensorType(op.scalar.type, [1] * rank)
-        )
+        ops = _one_element(op.scalar, len(op.indices))
         written = tensor.InsertSliceOp.get(
-            element.result, op.dest, [1] * rank, offsets=list(op.indices)
+            ops[-1].results[0], op.dest, [1] * len(op.indices), offsets=list(op.indices)
         )
         block = op.parent_block()
         assert block is not None
-        block.insert_ops_before([element, written], op)
+        block.insert_ops_before([*ops, written], op)
         op.result.replace_all_uses_with(written.result)
         block.erase_op(op)
