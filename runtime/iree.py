@@ -52,7 +52,9 @@ from gradopt.runtime.iree_branches import copy_branch_results
 from gradopt.runtime.iree_driver import driver_for
 from gradopt.runtime.iree_elements import linearize_element_accesses
 from gradopt.runtime.iree_errors import compile_failure
+from gradopt.runtime.iree_inserts import insert_elements_as_slices
 from gradopt.runtime.iree_loops import MAX_UNROLL, UNROLL_BUDGET, unroll_loops
+from gradopt.runtime.iree_scalars import widen_carried_scalars
 from gradopt.runtime.iree_while import lower_while_loops
 from gradopt.support import environment, files
 
@@ -151,7 +153,9 @@ def lower(module: ModuleOp) -> str:
     dialects, with the windows of a convolution gathered by one op
     (`gather-windows`), the tensors that `scf.if` branches yield copied in the
     branch (`iree_branches`), element accesses outside `linalg` bodies made
-    on rank 1 (`iree_elements`), a program with an `scf.while` in blocks
+    on rank 1 (`iree_elements`), the elements a loop writes written as
+    slices (`iree_inserts`), the scalars that control flow carries as
+    i64s (`iree_scalars`), a program with an `scf.while` in blocks
     (`iree_while`), and small loops unrolled (`iree_loops`). The
     module itself is left as it was."""
     lowered = _lowered(module)
@@ -166,6 +170,8 @@ def _lowered(module: ModuleOp) -> ModuleOp:
     ConvertGradToStandardPass().apply(make_context(), lowered)
     copy_branch_results(lowered)
     linearize_element_accesses(lowered)
+    insert_elements_as_slices(lowered)
+    widen_carried_scalars(lowered)
     lower_while_loops(lowered)
     return lowered
 
