@@ -190,6 +190,7 @@ class MapOp(IRDLOperation):
         count = len(self.inputs)
         if (
             inner is None
+            or end is None
             or inner.next_op is not end
             or not isinstance(inner, IRDLOperation)
             or len(block.args) != count + 1
