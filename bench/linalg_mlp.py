@@ -44,6 +44,7 @@ from interpreter_speed import (
 from small_step import plan_profile
 
 import gradopt
+from gradopt.runtime.buffers import aligned_copy
 
 SHAPES = (256, 784, 512, 10)
 
@@ -112,6 +113,8 @@ def steps(
     """Each side's step on `backend`: the loss and the updated weights, the
     linalg side's update in its program or (`update="numpy"`) after it."""
     data = mlp_data(*SHAPES)
+    if backend == "iree":  # as a training loop feeds IREE's results back
+        data = [aligned_copy(a) for a in data]
     x, y, *weights = data
     grad_program = gradopt.Program(mlp_program(*SHAPES), str(EXAMPLE))
     linalg = linalg_program(data)

@@ -21,7 +21,10 @@ from __future__ import annotations
 import math
 from contextlib import AbstractContextManager, nullcontext
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 
 from gradopt.dialect.ops import DotOp
 from gradopt.dialect.types import tensor_type
@@ -35,14 +38,28 @@ transposes, 38 million) and below the large MLP step's 256x784 @ 784x512
 
 
 def largest_product(module: ModuleOp) -> int:
-    """The multiply-adds of `module`'s largest `grad.dot` (0 if it has none)."""
+    """The multiply-adds of `module`'s largest product (0 if it has none): a
+    `grad.dot`, or a `linalg` op that multiplies and reduces (a matmul, a
+    convolution, a contraction generic), its iteration space."""
     largest = 0
     for op in module.walk():
         if isinstance(op, DotOp):
             *batch, m, k = tensor_type(op.lhs).get_shape()
             n = tensor_type(op.rhs).get_shape()[-1]
             largest = max(largest, math.prod(batch) * m * k * n)
+        elif isinstance(op, LinalgStructuredOperation) and _multiplies(op):
+            try:
+                largest = max(largest, math.prod(op.get_static_loop_ranges()))
+            except (NotImplementedError, ValueError, IndexError):
+                continue  # a dynamic shape: its size is not known here
     return largest
+
+
+def _multiplies(op: LinalgStructuredOperation) -> bool:
+    """Whether `op` reduces over a loop and multiplies in its body."""
+    return IteratorTypeAttr.reduction() in op.get_iterator_types() and any(
+        isinstance(inner, arith.MulfOp) for inner in op.body.walk()
+    )
 
 
 OPENBLAS_ONE_THREAD_PRODUCT = 1 << 18

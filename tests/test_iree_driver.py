@@ -47,6 +47,25 @@ def test_the_driver_follows_the_largest_product_and_value() -> None:
     assert driver_for(Program(elementwise_program(1000)).module) == "local-sync"
 
 
+def matmul_program(m: int, k: int, n: int) -> str:
+    a, b, c = (f"tensor<{x}x{y}xf32>" for x, y in ((m, k), (k, n), (m, n)))
+    return f"""
+func.func @main(%a: {a}, %b: {b}) -> {c} {{
+  %z = arith.constant dense<0.0> : {c}
+  %p = linalg.matmul ins(%a, %b : {a}, {b}) outs(%z : {c}) -> {c}
+  func.return %p : {c}
+}}
+"""
+
+
+def test_a_linalg_product_counts_as_a_dot_does() -> None:
+    """IREE's input from JAX or torch has `linalg` products, no `grad.dot`:
+    the large MLP step in linalg ran on the calling thread alone, 1.45x the
+    same step in `grad` ops (bench/RESULTS.md)."""
+    assert driver_for(Program(matmul_program(256, 256, 64)).module) == "local-task"
+    assert driver_for(Program(matmul_program(256, 255, 64)).module) == "local-sync"
+
+
 @pytest.fixture
 def fresh_cache(tmp_path: Path) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
