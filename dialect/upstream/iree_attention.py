@@ -40,15 +40,13 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from gradopt.dialect.upstream.iree_linalg_ext import (
-    _check_results,  # pyright: ignore[reportPrivateUsage]
-    _print_group,  # pyright: ignore[reportPrivateUsage]
-    _print_tail,  # pyright: ignore[reportPrivateUsage]
-    _result_types,  # pyright: ignore[reportPrivateUsage]
-    _tensor,  # pyright: ignore[reportPrivateUsage]
+    check_results,
+    print_group,
+    print_tail,
+    result_types,
+    tensor_operand,
 )
-from gradopt.dialect.upstream.linalg import (
-    _operand_group,  # pyright: ignore[reportPrivateUsage]
-)
+from gradopt.dialect.upstream.linalg import operand_group
 
 
 @irdl_op_definition
@@ -114,8 +112,8 @@ class AttentionOp(IRDLOperation):
                     f"indexing map {k} ({map}) does not fit operand {k} of rank {rank}"
                 )
         for k in (0, 1, 2):
-            _tensor(self.inputs[k], ("query", "key", "value")[k])
-        _check_results(self.results, [self.output])
+            tensor_operand(self.inputs[k], ("query", "key", "value")[k])
+        check_results(self.results, [self.output])
 
     @classmethod
     def parse(cls, parser: Parser) -> AttentionOp:
@@ -132,7 +130,7 @@ class AttentionOp(IRDLOperation):
         position = parser.pos
         if "indexing_maps" not in properties:
             parser.raise_error("an attention needs indexing_maps", position)
-        ins, outs = _operand_group(parser, "ins"), _operand_group(parser, "outs")
+        ins, outs = operand_group(parser, "ins"), operand_group(parser, "outs")
         if len(outs) != 1:
             parser.raise_error("an attention takes one outs operand", position)
         region = parser.parse_region()
@@ -141,7 +139,7 @@ class AttentionOp(IRDLOperation):
             properties=properties,
             attributes=attributes,
             regions=[region],
-            result_types=_result_types(parser),
+            result_types=result_types(parser),
         )
 
     def print(self, printer: Printer) -> None:
@@ -152,9 +150,9 @@ class AttentionOp(IRDLOperation):
             printer.print_string(", decomposition_config = ")
             printer.print_attribute(self.decomposition_config)
         printer.print_string(">")
-        _print_group(printer, "ins", self.inputs)
-        _print_group(printer, "outs", [self.output])
-        _print_tail(printer, self.region, self.results)
+        print_group(printer, "ins", self.inputs)
+        print_group(printer, "outs", [self.output])
+        print_tail(printer, self.region, self.results)
 
 
 def dims_of(map: AffineMap) -> list[int]:

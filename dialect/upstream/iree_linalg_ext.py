@@ -12,7 +12,8 @@ written beside their kernels (`gradopt.interpreter.linalg_ext`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from xdsl.dialects.builtin import (
     BoolAttr,
@@ -39,7 +40,7 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from gradopt.dialect.upstream.linalg import _operand_group  # pyright: ignore[reportPrivateUsage]
+from gradopt.dialect.upstream.linalg import operand_group
 
 
 @irdl_op_definition
@@ -61,14 +62,14 @@ def _operands(
     """`ins(...) outs(...) { body } -> types` of an op with fixed operand
     counts: its operands, body and result types."""
     position = parser.pos
-    ins, outs = _operand_group(parser, "ins"), _operand_group(parser, "outs")
+    ins, outs = operand_group(parser, "ins"), operand_group(parser, "outs")
     if len(ins) != inputs or len(outs) != outputs:
         parser.raise_error(message, position, parser.pos)
     region = parser.parse_region()
-    return [*ins, *outs], region, _result_types(parser)
+    return [*ins, *outs], region, result_types(parser)
 
 
-def _print_group(printer: Printer, keyword: str, values: Sequence[SSAValue]) -> None:
+def print_group(printer: Printer, keyword: str, values: Sequence[SSAValue]) -> None:
     printer.print_string(f" {keyword}(")
     printer.print_list(values, printer.print_ssa_value)
     printer.print_string(" : ")
@@ -76,30 +77,26 @@ def _print_group(printer: Printer, keyword: str, values: Sequence[SSAValue]) -> 
     printer.print_string(")")
 
 
-def _parenthesized_int(parser: Parser, keyword: str) -> int:
+_T = TypeVar("_T")
+
+
+def _parenthesized(parser: Parser, keyword: str, parse: Callable[[], _T]) -> _T:
+    """`keyword(value)`, the value read by `parse`."""
     parser.parse_keyword(keyword)
     parser.parse_punctuation("(")
-    value = parser.parse_integer()
+    value = parse()
     parser.parse_punctuation(")")
     return value
 
 
-def _parenthesized_bool(parser: Parser, keyword: str) -> bool:
-    parser.parse_keyword(keyword)
-    parser.parse_punctuation("(")
-    value = parser.parse_boolean()
-    parser.parse_punctuation(")")
-    return value
-
-
-def _result_types(parser: Parser) -> list[Attribute]:
+def result_types(parser: Parser) -> list[Attribute]:
     """`-> T1, T2`, or nothing (on memrefs)."""
     if not parser.parse_optional_punctuation("->"):
         return []
     return parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
 
 
-def _print_tail(printer: Printer, region: Region, results: Sequence[SSAValue]) -> None:
+def print_tail(printer: Printer, region: Region, results: Sequence[SSAValue]) -> None:
     printer.print_string(" ")
     printer.print_region(region)
     if results:
@@ -107,7 +104,7 @@ def _print_tail(printer: Printer, region: Region, results: Sequence[SSAValue]) -
         printer.print_list([r.type for r in results], printer.print_attribute)
 
 
-def _tensor(value: SSAValue, what: str) -> TensorType:
+def tensor_operand(value: SSAValue, what: str) -> TensorType:
     if not isinstance(value.type, TensorType):
         raise VerifyException(f"the {what} must be a ranked tensor, got {value.type}")
     return value.type
@@ -133,7 +130,7 @@ def _check_body(
         )
 
 
-def _check_results(results: Sequence[SSAValue], outs: Sequence[SSAValue]) -> None:
+def check_results(results: Sequence[SSAValue], outs: Sequence[SSAValue]) -> None:
     if [r.type for r in results] != [o.type for o in outs]:
         raise VerifyException(
             "the results must have the types of the outs operands "
@@ -167,9 +164,9 @@ class ScanOp(IRDLOperation):
         return bool(self.inclusive.value.data)
 
     def verify_(self) -> None:
-        x = _tensor(self.input, "input")
-        out = _tensor(self.output, "output")
-        acc = _tensor(self.accumulator, "accumulator")
+        x = tensor_operand(self.input, "input")
+        out = tensor_operand(self.output, "output")
+        acc = tensor_operand(self.accumulator, "accumulator")
         shape, d = x.get_shape(), self.dim
         if not 0 <= d < len(shape):
             raise VerifyException(
@@ -186,13 +183,13 @@ class ScanOp(IRDLOperation):
         if out.get_element_type() != element or acc.get_element_type() != element:
             raise VerifyException(f"the outputs must have the input's type {element}")
         _check_body(self.region, [element, element], element, "body")
-        _check_results(self.results, [self.output, self.accumulator])
+        check_results(self.results, [self.output, self.accumulator])
 
     @classmethod
     def parse(cls, parser: Parser) -> ScanOp:
         attributes = parser.parse_optional_attr_dict()
-        dimension = _parenthesized_int(parser, "dimension")
-        inclusive = _parenthesized_bool(parser, "inclusive")
+        dimension = _parenthesized(parser, "dimension", parser.parse_integer)
+        inclusive = _parenthesized(parser, "inclusive", parser.parse_boolean)
         operands, region, results = _operands(
             parser,
             1,
@@ -214,9 +211,9 @@ class ScanOp(IRDLOperation):
         printer.print_op_attributes(self.attributes)
         printer.print_string(f" dimension({self.dim})")
         printer.print_string(f" inclusive({'true' if self.is_inclusive else 'false'})")
-        _print_group(printer, "ins", [self.input])
-        _print_group(printer, "outs", [self.output, self.accumulator])
-        _print_tail(printer, self.region, self.results)
+        print_group(printer, "ins", [self.input])
+        print_group(printer, "outs", [self.output, self.accumulator])
+        print_tail(printer, self.region, self.results)
 
 
 @irdl_op_definition
@@ -243,7 +240,9 @@ class SortOp(IRDLOperation):
             raise VerifyException("a sort takes no ins, only outs")
         if not self.outputs:
             raise VerifyException("a sort takes at least one outs operand")
-        types = [_tensor(v, f"outs operand {k}") for k, v in enumerate(self.outputs)]
+        types = [
+            tensor_operand(v, f"outs operand {k}") for k, v in enumerate(self.outputs)
+        ]
         shape = types[0].get_shape()
         for k, type in enumerate(types):
             if type.get_shape() != shape:
@@ -257,18 +256,18 @@ class SortOp(IRDLOperation):
             )
         arguments = [t.get_element_type() for t in types for _ in range(2)]
         _check_body(self.region, arguments, IntegerType(1), "comparator")
-        _check_results(self.results, self.outputs)
+        check_results(self.results, self.outputs)
 
     @classmethod
     def parse(cls, parser: Parser) -> SortOp:
         attributes = parser.parse_optional_attr_dict()
-        dimension = _parenthesized_int(parser, "dimension")
-        ins = _operand_group(parser, "ins")
-        outs = _operand_group(parser, "outs")
+        dimension = _parenthesized(parser, "dimension", parser.parse_integer)
+        ins = operand_group(parser, "ins")
+        outs = operand_group(parser, "outs")
         region = parser.parse_region()
         return cls.build(
             operands=[ins, outs],
-            result_types=[_result_types(parser)],
+            result_types=[result_types(parser)],
             properties={"dimension": IntegerAttr(dimension, i64)},
             attributes=attributes,
             regions=[region],
@@ -278,9 +277,9 @@ class SortOp(IRDLOperation):
         printer.print_op_attributes(self.attributes)
         printer.print_string(f" dimension({self.dim})")
         if self.inputs:
-            _print_group(printer, "ins", self.inputs)
-        _print_group(printer, "outs", self.outputs)
-        _print_tail(printer, self.region, self.results)
+            print_group(printer, "ins", self.inputs)
+        print_group(printer, "outs", self.outputs)
+        print_tail(printer, self.region, self.results)
 
 
 @irdl_op_definition
@@ -308,12 +307,12 @@ class ScatterOp(IRDLOperation):
 
     @property
     def batch_rank(self) -> int:
-        return _tensor(self.indices, "indices").get_num_dims() - 1
+        return tensor_operand(self.indices, "indices").get_num_dims() - 1
 
     def verify_(self) -> None:
-        updates = _tensor(self.updates, "updates")
-        indices = _tensor(self.indices, "indices")
-        original = _tensor(self.original, "original")
+        updates = tensor_operand(self.updates, "updates")
+        indices = tensor_operand(self.indices, "indices")
+        original = tensor_operand(self.original, "original")
         if indices.get_num_dims() < 2 or not isinstance(
             indices.get_element_type(), IntegerType
         ):
@@ -360,7 +359,7 @@ class ScatterOp(IRDLOperation):
                 f"the updates must have the original's element type {element}"
             )
         _check_body(self.region, [element, element], element, "body")
-        _check_results(self.results, [self.original])
+        check_results(self.results, [self.original])
 
     @classmethod
     def parse(cls, parser: Parser) -> ScatterOp:
@@ -370,7 +369,7 @@ class ScatterOp(IRDLOperation):
         dims = parser.parse_comma_separated_list(
             Parser.Delimiter.SQUARE, parser.parse_integer
         )
-        unique = _parenthesized_bool(parser, "unique_indices")
+        unique = _parenthesized(parser, "unique_indices", parser.parse_boolean)
         operands, region, results = _operands(
             parser, 2, 1, "a scatter takes ins(updates, indices) and outs(original)"
         )
@@ -391,9 +390,9 @@ class ScatterOp(IRDLOperation):
         printer.print_list(self.dims, lambda d: printer.print_string(str(d)))
         unique = "true" if self.unique_indices.value.data else "false"
         printer.print_string(f"] unique_indices({unique})")
-        _print_group(printer, "ins", [self.updates, self.indices])
-        _print_group(printer, "outs", [self.original])
-        _print_tail(printer, self.region, self.results)
+        print_group(printer, "ins", [self.updates, self.indices])
+        print_group(printer, "outs", [self.original])
+        print_tail(printer, self.region, self.results)
 
 
 IreeLinalgExt = Dialect("iree_linalg_ext", [YieldOp, ScanOp, SortOp, ScatterOp])

@@ -84,8 +84,8 @@ class GenericOp(XdslGenericOp):
             properties["iterator_types"] = ArrayAttr(
                 _iterator(parser, i) for i in iterators
             )
-        ins = _operand_group(parser, "ins")
-        outs = _operand_group(parser, "outs")
+        ins = operand_group(parser, "ins")
+        outs = operand_group(parser, "outs")
         if parser.parse_optional_keyword("attrs"):
             parser.parse_punctuation("=")
             attributes |= parser.expect(
@@ -163,8 +163,8 @@ class MapOp(IRDLOperation):
             given = parser.parse_optional_attr_dict()
             parser.parse_punctuation("}")
             short = (name, given, position)
-        ins = _operand_group(parser, "ins")
-        outs = _operand_group(parser, "outs")
+        ins = operand_group(parser, "ins")
+        outs = operand_group(parser, "outs")
         if len(outs) != 1:
             parser.raise_error("linalg.map takes one init in outs(...)")
         attributes = parser.parse_optional_attr_dict()
@@ -255,7 +255,7 @@ def _short_body(
     return block
 
 
-def _operand_group(parser: Parser, keyword: str) -> Sequence[SSAValue]:
+def operand_group(parser: Parser, keyword: str) -> Sequence[SSAValue]:
     """`ins(%a, %b : T1, T2)`, or nothing when `keyword` is not there."""
     position = parser.pos
     if not parser.parse_optional_characters(keyword):
