@@ -49,6 +49,7 @@ from gradopt.passes.convert_grad_to_standard import ConvertGradToStandardPass
 from gradopt.passes.gather_windows import GATHERED, GatherWindowsPass
 from gradopt.runtime.buffers import importable
 from gradopt.runtime.iree_branches import copy_branch_results
+from gradopt.runtime.iree_dispatch import dispatch_loops
 from gradopt.runtime.iree_driver import driver_for
 from gradopt.runtime.iree_elements import linearize_element_accesses
 from gradopt.runtime.iree_errors import compile_failure
@@ -156,7 +157,9 @@ def lower(module: ModuleOp) -> str:
     on rank 1 (`iree_elements`), the elements a loop writes written as
     slices (`iree_inserts`), the scalars that control flow carries as
     i64s (`iree_scalars`), a program with an `scf.while` in blocks
-    (`iree_while`), and small loops unrolled (`iree_loops`). The
+    (`iree_while`), loops that IREE can compile as one dispatch in a
+    dispatch region (`iree_dispatch`), and small loops left on the host
+    unrolled (`iree_loops`). The
     module itself is left as it was."""
     lowered = _lowered(module)
     unroll_loops(lowered)
@@ -173,6 +176,7 @@ def _lowered(module: ModuleOp) -> ModuleOp:
     insert_elements_as_slices(lowered)
     widen_carried_scalars(lowered)
     lower_while_loops(lowered)
+    dispatch_loops(lowered)
     return lowered
 
 

@@ -1,0 +1,344 @@
+"""A rewrite of lowered programs before IREE compiles them: an outermost
+`scf.for` whose loop nest IREE's code generator can compile as it is goes to
+IREE inside a `flow.dispatch.region`, and runs as one dispatch, natively.
+
+IREE 3.13 runs a loop that it finds outside a dispatch on the host: every
+iteration records and submits a command buffer of the body's dispatches
+(about 1 us a dispatch) and copies each carried tensor that the body updates
+in part (bench/RESULTS.md, the tanh RNN on IREE). Given the loop inside a
+dispatch region, it compiles the whole nest into one function. What that
+takes, found on the tanh RNN's gradient:
+
+- IREE must not distribute the dispatch over workgroups: its default
+  strategy tiles the body of the sequential loop into an `scf.forall` over
+  workgroups, each of which would run the loop on its part of the carried
+  values while reading the others'. One op, the one IREE picks as the
+  dispatch's root (the last contraction), carries a `compilation_info` that
+  selects the CPU's `Default` pipeline with tile sizes 0 for each of its
+  loops: no tiling, one workgroup. IREE refuses a second op with one
+  ("multiple ops within dispatch trying to set the translation info"), and
+  folds away an op it can (an identity copy), so the root has to be a named
+  contraction (`ROOTS`); a nest without one is not wrapped;
+- IREE's bufferization needs each tensor an `scf.for` yields to be
+  equivalent to its iteration argument: it is written into the argument
+  with `bufferization.materialize_in_destination`;
+- a carried tensor starts as one written, inside the region, into a
+  `tensor.empty()` (or as a new `tensor.empty()` if it started as one),
+  which IREE then places in the dispatch's result binding: the loop updates
+  a 1000x16 cache in place there, not in a copy on the dispatch's stack
+  (IREE's limit is 32 KB a dispatch; the cache alone is 64 KB);
+- IREE's `CollapseDimensionsPass` hoists out of the region every
+  `tensor.expand_shape`/`collapse_shape` whose operand is a block argument
+  (the loop's carried values), which then no longer dominates its use: each
+  reshape in the nest becomes a `linalg.generic` that copies along the
+  reshape's index map (static shapes only).
+
+A nest qualifies when it holds only ops of `DIALECTS`, every tensor type in
+it has a static shape, and the tensors it makes inside (not the carried
+ones) add up to at most `STACK_BYTES`. Others keep IREE's host-side loop
+and the rewrites for it (`iree_loops` skips the dispatched ones). Same ops,
+same order: results may differ from the host-side loop's within rounding,
+where LLVM compiles the fused body differently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from math import prod
+
+from xdsl.builder import Builder
+from xdsl.dialects import bufferization, func, scf, tensor
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    IntAttr,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.dialects.linalg import ops as linalg
+from xdsl.dialects.linalg.abstract_ops import NamedOperation
+from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
+from xdsl.ir import (
+    Attribute,
+    Block,
+    BlockArgument,
+    Operation,
+    ParametrizedAttribute,
+    Region,
+    SSAValue,
+)
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    region_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.printer import Printer
+from xdsl.traits import IsTerminator
+
+STACK_BYTES = 16 * 1024
+"""The most bytes the tensors made inside a dispatched nest may hold: half
+IREE's stack limit of a dispatch, the rest for the temporaries its
+bufferization adds (the RNN's reverse step adds 1.4 KB)."""
+
+DIALECTS = frozenset({"arith", "math", "tensor", "linalg", "scf", "bufferization"})
+"""What IREE's CPU code generator compiles inside a dispatch; also
+`util.optimization_barrier` (`iree_branches`), which it drops."""
+
+ROOTS = frozenset(
+    {
+        "linalg.matmul",
+        "linalg.matvec",
+        "linalg.vecmat",
+        "linalg.dot",
+        "linalg.batch_matmul",
+        "linalg.batch_matvec",
+        "linalg.batch_vecmat",
+    }
+)
+"""The contractions that can carry the dispatch's `compilation_info`: IREE
+keeps them as they are (it fuses elementwise ops into a `linalg.generic`,
+whose attributes it drops)."""
+
+
+@irdl_op_definition
+class DispatchRegionOp(IRDLOperation):
+    """IREE's `flow.dispatch.region`: its body becomes one dispatch. Only
+    printed for IREE (in the generic form), never parsed or run by gradopt."""
+
+    name = "flow.dispatch.region"
+    result_dims = var_operand_def()
+    workload = var_operand_def()
+    outputs = var_result_def()
+    body = region_def()
+    workgroup_count = region_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+
+@irdl_op_definition
+class ReturnOp(IRDLOperation):
+    """IREE's `flow.return`, which ends a dispatch region's body."""
+
+    name = "flow.return"
+    values = var_operand_def()
+    traits = traits_def(IsTerminator())
+
+
+@irdl_attr_definition
+class OneWorkgroupAttr(ParametrizedAttribute):
+    """IREE's `#iree_codegen.compilation_info` that compiles a dispatch with
+    the CPU's `Default` pipeline and tile sizes 0 for each of the root's
+    `loops`: no tiling, one workgroup."""
+
+    name = "iree_codegen.compilation_info"
+    loops: IntAttr
+
+    def __init__(self, loops: int):
+        super().__init__(IntAttr(loops))
+
+    def print_parameters(self, printer: Printer) -> None:
+        zeros = ", ".join(["0"] * self.loops.data)
+        printer.print_string(
+            "<lowering_config = #iree_codegen.lowering_config<tile_sizes = "
+            f"[[{zeros}]]>, translation_info = #iree_codegen.translation_info<"
+            "pipeline = #iree_cpu.pipeline<Default>>>"
+        )
+
+
+def dispatched(op: Operation) -> bool:
+    """Whether `op` is inside a dispatch region."""
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, DispatchRegionOp):
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def _static(type: Attribute) -> bool:
+    return not isinstance(type, TensorType) or type.has_static_shape()
+
+
+def _bytes(type: Attribute) -> int:
+    """The bytes of a tensor of `type` (a byte an i1, as IREE stores it)."""
+    assert isinstance(type, TensorType)
+    element = type.get_element_type()
+    width = getattr(element, "bitwidth", 32)
+    return prod(type.get_shape()) * max(1, width // 8)
+
+
+def _made(loop: scf.ForOp) -> int:
+    """The bytes of the tensors the nest makes: its empties and reshapes."""
+    return sum(
+        _bytes(op.results[0].type)
+        for op in loop.walk()
+        if isinstance(op, tensor.EmptyOp | tensor.ExpandShapeOp | tensor.CollapseShapeOp)
+    )
+
+
+def _root(loop: scf.ForOp) -> Operation | None:
+    """The contraction that IREE picks as the root, if it is one of `ROOTS`:
+    the last op of the nest with a reduction loop."""
+    reductions = [
+        op
+        for op in loop.walk()
+        if isinstance(op, NamedOperation | linalg.GenericOp)
+        and any(t.data == IteratorType.REDUCTION for t in op.get_iterator_types())
+    ]
+    if reductions and reductions[-1].name in ROOTS:
+        return reductions[-1]
+    return None
+
+
+def _qualifies(loop: scf.ForOp) -> bool:
+    for op in loop.walk():
+        if op.dialect_name() not in DIALECTS and op.name != "util.optimization_barrier":
+            return False
+        types = [*op.operand_types, *op.result_types]
+        if not all(_static(t) for t in types):
+            return False
+    return _made(loop) <= STACK_BYTES and _root(loop) is not None
+
+
+def _reshape_map(op: tensor.ExpandShapeOp | tensor.CollapseShapeOp) -> AffineMap:
+    """The index of the reshape's operand as a function of its result's."""
+    source, result = op.src.type, op.result.type
+    assert isinstance(source, TensorType) and isinstance(result, TensorType)
+    expand = isinstance(op, tensor.ExpandShapeOp)
+    sizes = (result if expand else source).get_shape()
+    dims = [AffineExpr.dimension(i) for i in range(result.get_num_dims())]
+    exprs: list[AffineExpr] = []
+    for position, group in enumerate(op.reassociation.data):
+        members = [member.value.data for member in group]
+        strides = [prod(sizes[k + 1 : members[-1] + 1]) for k in members]
+        if expand:
+            index = AffineExpr.constant(0)
+            for k, stride in zip(members, strides, strict=True):
+                index = index + dims[k] * stride
+            exprs.append(index)
+            continue
+        outer = True
+        for k, stride in zip(members, strides, strict=True):
+            if sizes[k] == 1:
+                exprs.append(AffineExpr.constant(0))
+                continue
+            index = dims[position]
+            index = index.floor_div(stride) if stride != 1 else index
+            exprs.append(index if outer else index % sizes[k])
+            outer = False
+    return AffineMap(len(dims), 0, tuple(exprs))
+
+
+def _reshape_as_copy(op: tensor.ExpandShapeOp | tensor.CollapseShapeOp) -> None:
+    """Replace `op` by a `linalg.generic` that reads its operand along
+    `_reshape_map` (same elements, same order)."""
+    source, result = op.src.type, op.result.type
+    assert isinstance(source, TensorType) and isinstance(result, TensorType)
+    empty = tensor.EmptyOp((), result)
+    rank = result.get_num_dims()
+    element_types = [source.get_element_type(), result.get_element_type()]
+
+    @Builder.implicit_region(element_types)
+    def region(args: tuple[BlockArgument, ...]) -> None:
+        linalg.YieldOp(args[0])
+
+    maps = [_reshape_map(op), AffineMap.identity(rank)]
+    copy = linalg.GenericOp(
+        [op.src],
+        [empty.tensor],
+        region,
+        [AffineMapAttr(m) for m in maps],
+        [IteratorTypeAttr.parallel()] * rank,
+        [result],
+    )
+    block = op.parent_block()
+    assert block is not None
+    block.insert_ops_before([empty, copy], op)
+    op.result.replace_all_uses_with(copy.results[0])
+    block.erase_op(op)
+
+
+def _start(value: SSAValue) -> list[Operation]:
+    """The ops that start a carried tensor inside the region (the last op's
+    result): a new empty tensor for an empty one, else `value` written into
+    one."""
+    type = value.type
+    assert isinstance(type, TensorType)
+    empty = tensor.EmptyOp((), type)
+    if isinstance(value.owner, tensor.EmptyOp):
+        return [empty]
+    written = bufferization.MaterializeInDestinationOp.create(
+        operands=[value, empty.tensor], result_types=[type]
+    )
+    return [empty, written]
+
+
+def _yield_in_place(loop: scf.ForOp) -> None:
+    """Write each tensor `loop` yields into its iteration argument."""
+    body = loop.body.block
+    yielded = body.last_op
+    assert isinstance(yielded, scf.YieldOp)
+    values: list[SSAValue] = []
+    for value, argument in zip(yielded.operands, body.args[1:], strict=True):
+        if isinstance(value.type, TensorType):
+            written = bufferization.MaterializeInDestinationOp.create(
+                operands=[value, argument], result_types=[value.type]
+            )
+            body.insert_op_before(written, yielded)
+            value = written.results[0]
+        values.append(value)
+    yielded.operands = values
+
+
+def _wrap(loop: scf.ForOp, root: Operation) -> None:
+    parent = loop.parent_block()
+    assert parent is not None
+    body = Block()
+    region = DispatchRegionOp.build(
+        operands=[[], []],
+        result_types=[list(loop.result_types)],
+        regions=[Region(body), Region()],
+    )
+    parent.insert_op_before(region, loop)
+    for old, new in zip(loop.results, region.results, strict=True):
+        old.replace_all_uses_with(new)
+    parent.detach_op(loop)
+    starts: list[SSAValue] = []
+    for value in loop.iter_args:
+        if isinstance(value.type, TensorType):
+            ops = _start(value)
+            body.add_ops(ops)
+            value = ops[-1].results[0]
+        starts.append(value)
+    loop.operands = [loop.lb, loop.ub, loop.step, *starts]
+    body.add_ops([loop, ReturnOp.build(operands=[list(loop.results)])])
+    for op in list(loop.walk()):
+        if isinstance(op, scf.ForOp):
+            _yield_in_place(op)
+        elif isinstance(op, tensor.ExpandShapeOp | tensor.CollapseShapeOp):
+            _reshape_as_copy(op)
+    assert isinstance(root, NamedOperation)
+    loops = len(root.get_iterator_types())
+    root.attributes["compilation_info"] = OneWorkgroupAttr(loops)
+
+
+def _outermost(module: ModuleOp) -> Iterator[scf.ForOp]:
+    """The loops at the top of a function's body."""
+    for op in module.walk():
+        if isinstance(op, scf.ForOp) and isinstance(op.parent_op(), func.FuncOp):
+            yield op
+
+
+def dispatch_loops(module: ModuleOp) -> int:
+    """Wrap, in place, every outermost `scf.for` of `module` that qualifies
+    in a dispatch region (see above); returns how many."""
+    done = 0
+    for loop in list(_outermost(module)):
+        if _qualifies(loop) and (root := _root(loop)) is not None:
+            _wrap(loop, root)
+            done += 1
+    return done
