@@ -1,12 +1,12 @@
-"""A rewrite of lowered programs before IREE compiles them: an outermost
-`scf.for` whose loop nest IREE's code generator can compile as it is goes to
-IREE inside a `flow.dispatch.region`, and runs as one dispatch, natively.
+"""A rewrite of lowered programs before IREE compiles them: an innermost
+`scf.for` whose body IREE's code generator can compile as it is goes to IREE
+inside a `flow.dispatch.region`, and runs as one dispatch, natively.
 
 IREE 3.13 runs a loop that it finds outside a dispatch on the host: every
 iteration records and submits a command buffer of the body's dispatches
 (about 1 us a dispatch) and copies each carried tensor that the body updates
 in part (bench/RESULTS.md, the tanh RNN on IREE). Given the loop inside a
-dispatch region, it compiles the whole nest into one function. What that
+dispatch region, it compiles the whole loop into one function. What that
 takes, found on the tanh RNN's gradient:
 
 - IREE must not distribute the dispatch over workgroups: its default
@@ -18,7 +18,7 @@ takes, found on the tanh RNN's gradient:
   loops: no tiling, one workgroup. IREE refuses a second op with one
   ("multiple ops within dispatch trying to set the translation info"), and
   folds away an op it can (an identity copy), so the root has to be a named
-  contraction (`ROOTS`); a nest without one is not wrapped;
+  contraction (`ROOTS`); a loop without one is not wrapped;
 - IREE's bufferization needs each tensor an `scf.for` yields to be
   equivalent to its iteration argument: it is written into the argument
   with `bufferization.materialize_in_destination`;
@@ -30,7 +30,7 @@ takes, found on the tanh RNN's gradient:
 - IREE's `CollapseDimensionsPass` hoists out of the region every
   `tensor.expand_shape`/`collapse_shape` whose operand is a block argument
   (the loop's carried values), which then no longer dominates its use: each
-  reshape in the nest becomes a `linalg.generic` that copies along the
+  reshape in the loop becomes a `linalg.generic` that copies along the
   reshape's index map (static shapes only).
 
 A nest qualifies when it holds only ops of `DIALECTS`, every tensor type in
@@ -43,15 +43,19 @@ where LLVM compiles the fused body differently.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from math import prod
 
 from xdsl.builder import Builder
-from xdsl.dialects import bufferization, func, scf, tensor
+from xdsl.dialects import arith, bufferization, scf, tensor
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AffineMapAttr,
+    IndexType,
     IntAttr,
+    IntegerAttr,
     ModuleOp,
+    StringAttr,
     TensorType,
 )
 from xdsl.dialects.linalg import ops as linalg
@@ -79,6 +83,13 @@ from xdsl.irdl import (
 )
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator
+
+VECTOR_ELEMENTS = 4096
+"""The largest iteration space of a `linalg` op in a nest that IREE compiles
+with its vectorizing pipeline (`DoubleTilingExpert`, with no tiling each op
+becomes one vector operation): 3.5x faster than the `Default` pipeline's
+scalar loops on the RNN (bench/RESULTS.md). A nest with a larger op gets
+`Default`."""
 
 STACK_BYTES = 16 * 1024
 """The most bytes the tensors made inside a dispatched nest may hold: half
@@ -131,21 +142,22 @@ class ReturnOp(IRDLOperation):
 @irdl_attr_definition
 class OneWorkgroupAttr(ParametrizedAttribute):
     """IREE's `#iree_codegen.compilation_info` that compiles a dispatch with
-    the CPU's `Default` pipeline and tile sizes 0 for each of the root's
-    `loops`: no tiling, one workgroup."""
+    the CPU's `pipeline` and tile sizes 0 for each of the root's `loops`: no
+    tiling, one workgroup."""
 
     name = "iree_codegen.compilation_info"
     loops: IntAttr
+    pipeline: StringAttr
 
-    def __init__(self, loops: int):
-        super().__init__(IntAttr(loops))
+    def __init__(self, loops: int, pipeline: str):
+        super().__init__(IntAttr(loops), StringAttr(pipeline))
 
     def print_parameters(self, printer: Printer) -> None:
         zeros = ", ".join(["0"] * self.loops.data)
         printer.print_string(
             "<lowering_config = #iree_codegen.lowering_config<tile_sizes = "
             f"[[{zeros}]]>, translation_info = #iree_codegen.translation_info<"
-            "pipeline = #iree_cpu.pipeline<Default>>>"
+            f"pipeline = #iree_cpu.pipeline<{self.pipeline.data}>>>"
         )
 
 
@@ -171,13 +183,25 @@ def _bytes(type: Attribute) -> int:
     return prod(type.get_shape()) * max(1, width // 8)
 
 
-def _made(loop: scf.ForOp) -> int:
-    """The bytes of the tensors the nest makes: its empties and reshapes."""
-    return sum(
-        _bytes(op.results[0].type)
+def _made(loop: scf.ForOp) -> int | None:
+    """The bytes of the tensors the loop makes (its empties, reshapes and
+    `linalg` results: carried ones may have a size known at run time only,
+    these may not), None if one has no static shape."""
+    made = [
+        op.results[0].type
         for op in loop.walk()
-        if isinstance(op, tensor.EmptyOp | tensor.ExpandShapeOp | tensor.CollapseShapeOp)
-    )
+        if isinstance(
+            op,
+            tensor.EmptyOp
+            | tensor.ExpandShapeOp
+            | tensor.CollapseShapeOp
+            | NamedOperation
+            | linalg.GenericOp,
+        )
+    ]
+    if not all(_static(type) for type in made):
+        return None
+    return sum(_bytes(type) for type in made if isinstance(type, TensorType))
 
 
 def _root(loop: scf.ForOp) -> Operation | None:
@@ -194,14 +218,30 @@ def _root(loop: scf.ForOp) -> Operation | None:
     return None
 
 
+def _iterations(op: NamedOperation | linalg.GenericOp) -> int | None:
+    """The size of `op`'s iteration space, if xDSL can tell it."""
+    inverse = op.get_loops_to_shapes_map().inverse_permutation()
+    if inverse is None:
+        return None
+    return prod(inverse.eval(op.get_static_shapes(), []))
+
+
+def _pipeline(loop: scf.ForOp) -> str:
+    """IREE's CPU pipeline for the nest (see `VECTOR_ELEMENTS`)."""
+    for op in loop.walk():
+        if isinstance(op, NamedOperation | linalg.GenericOp):
+            size = _iterations(op)
+            if size is None or size > VECTOR_ELEMENTS:
+                return "Default"
+    return "DoubleTilingExpert"
+
+
 def _qualifies(loop: scf.ForOp) -> bool:
     for op in loop.walk():
         if op.dialect_name() not in DIALECTS and op.name != "util.optimization_barrier":
             return False
-        types = [*op.operand_types, *op.result_types]
-        if not all(_static(t) for t in types):
-            return False
-    return _made(loop) <= STACK_BYTES and _root(loop) is not None
+    made = _made(loop)
+    return made is not None and made <= STACK_BYTES and _root(loop) is not None
 
 
 def _reshape_map(op: tensor.ExpandShapeOp | tensor.CollapseShapeOp) -> AffineMap:
@@ -227,7 +267,7 @@ def _reshape_map(op: tensor.ExpandShapeOp | tensor.CollapseShapeOp) -> AffineMap
                 exprs.append(AffineExpr.constant(0))
                 continue
             index = dims[position]
-            index = index.floor_div(stride) if stride != 1 else index
+            index = index // stride if stride != 1 else index
             exprs.append(index if outer else index % sizes[k])
             outer = False
     return AffineMap(len(dims), 0, tuple(exprs))
@@ -262,13 +302,26 @@ def _reshape_as_copy(op: tensor.ExpandShapeOp | tensor.CollapseShapeOp) -> None:
     block.erase_op(op)
 
 
-def _start(value: SSAValue) -> list[Operation]:
-    """The ops that start a carried tensor inside the region (the last op's
-    result): a new empty tensor for an empty one, else `value` written into
-    one."""
+def _sizes(value: SSAValue) -> list[Operation]:
+    """The ops that read the run-time sizes of tensor `value` (before the
+    region): every other op's result is one."""
     type = value.type
     assert isinstance(type, TensorType)
-    empty = tensor.EmptyOp((), type)
+    ops: list[Operation] = []
+    for axis, size in enumerate(type.get_shape()):
+        if size == DYNAMIC_INDEX:
+            at = arith.ConstantOp(IntegerAttr(axis, IndexType()))
+            ops += [at, tensor.DimOp(value, at)]
+    return ops
+
+
+def _start(value: SSAValue, sizes: Sequence[SSAValue]) -> list[Operation]:
+    """The ops that start a carried tensor inside the region (the last op's
+    result): a new empty tensor (of run-time `sizes`) for an empty one, else
+    `value` written into one."""
+    type = value.type
+    assert isinstance(type, TensorType)
+    empty = tensor.EmptyOp(sizes, type)
     if isinstance(value.owner, tensor.EmptyOp):
         return [empty]
     written = bufferization.MaterializeInDestinationOp.create(
@@ -294,12 +347,23 @@ def _yield_in_place(loop: scf.ForOp) -> None:
     yielded.operands = values
 
 
-def _wrap(loop: scf.ForOp, root: Operation) -> None:
+def _wrap(loop: scf.ForOp, root: Operation, pipeline: str) -> None:
     parent = loop.parent_block()
     assert parent is not None
     body = Block()
+    starts: list[SSAValue] = []
+    dims: list[SSAValue] = []
+    for value in loop.iter_args:
+        if isinstance(value.type, TensorType):
+            sizes = _sizes(value)
+            parent.insert_ops_before(sizes, loop)
+            ops = _start(value, [op.results[0] for op in sizes[1::2]])
+            dims += [op.results[0] for op in sizes[1::2]]
+            body.add_ops(ops)
+            value = ops[-1].results[0]
+        starts.append(value)
     region = DispatchRegionOp.build(
-        operands=[[], []],
+        operands=[dims, []],
         result_types=[list(loop.result_types)],
         regions=[Region(body), Region()],
     )
@@ -307,29 +371,23 @@ def _wrap(loop: scf.ForOp, root: Operation) -> None:
     for old, new in zip(loop.results, region.results, strict=True):
         old.replace_all_uses_with(new)
     parent.detach_op(loop)
-    starts: list[SSAValue] = []
-    for value in loop.iter_args:
-        if isinstance(value.type, TensorType):
-            ops = _start(value)
-            body.add_ops(ops)
-            value = ops[-1].results[0]
-        starts.append(value)
     loop.operands = [loop.lb, loop.ub, loop.step, *starts]
     body.add_ops([loop, ReturnOp.build(operands=[list(loop.results)])])
+    _yield_in_place(loop)
     for op in list(loop.walk()):
-        if isinstance(op, scf.ForOp):
-            _yield_in_place(op)
-        elif isinstance(op, tensor.ExpandShapeOp | tensor.CollapseShapeOp):
+        if isinstance(op, tensor.ExpandShapeOp | tensor.CollapseShapeOp):
             _reshape_as_copy(op)
     assert isinstance(root, NamedOperation)
     loops = len(root.get_iterator_types())
-    root.attributes["compilation_info"] = OneWorkgroupAttr(loops)
+    root.attributes["compilation_info"] = OneWorkgroupAttr(loops, pipeline)
 
 
-def _outermost(module: ModuleOp) -> Iterator[scf.ForOp]:
-    """The loops at the top of a function's body."""
+def _innermost(module: ModuleOp) -> Iterator[scf.ForOp]:
+    """The loops with no loop inside."""
     for op in module.walk():
-        if isinstance(op, scf.ForOp) and isinstance(op.parent_op(), func.FuncOp):
+        if isinstance(op, scf.ForOp) and not any(
+            isinstance(inner, scf.ForOp | scf.WhileOp) for inner in op.body.walk()
+        ):
             yield op
 
 
@@ -337,8 +395,8 @@ def dispatch_loops(module: ModuleOp) -> int:
     """Wrap, in place, every outermost `scf.for` of `module` that qualifies
     in a dispatch region (see above); returns how many."""
     done = 0
-    for loop in list(_outermost(module)):
+    for loop in list(_innermost(module)):
         if _qualifies(loop) and (root := _root(loop)) is not None:
-            _wrap(loop, root)
+            _wrap(loop, root, _pipeline(loop))
             done += 1
     return done
