@@ -236,7 +236,22 @@ def _pipeline(loop: scf.ForOp) -> str:
     return "DoubleTilingExpert"
 
 
+def _unit_dims(type: Attribute) -> bool:
+    """Whether `type` is a tensor of rank 2 or more with a dim of size 1:
+    IREE reshapes such a carried value to drop the dim, and
+    `CollapseDimensionsPass` hoists that reshape of a block argument out of
+    the region too (a `tensor<1x3xf32>` state, its `tensor<?x1x3xf32>`
+    cache)."""
+    return (
+        isinstance(type, TensorType)
+        and type.get_num_dims() > 1
+        and 1 in type.get_shape()
+    )
+
+
 def _qualifies(loop: scf.ForOp) -> bool:
+    if any(_unit_dims(type) for type in loop.result_types):
+        return False
     for op in loop.walk():
         if op.dialect_name() not in DIALECTS and op.name != "util.optimization_barrier":
             return False
