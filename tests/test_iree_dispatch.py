@@ -200,6 +200,51 @@ def test_a_program_with_a_while_keeps_its_loops_on_the_host() -> None:
     assert not any(isinstance(op, DispatchRegionOp) for op in module.walk())
 
 
+UNIT = """
+func.func @unit(%h0: tensor<1x4xf32>, %w: tensor<4x4xf32>) -> tensor<1x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %h = scf.for %i = %c0 to %c3 step %c1 iter_args(%c = %h0) -> (tensor<1x4xf32>) {
+    %d = grad.dot %c, %w : tensor<1x4xf32>, tensor<4x4xf32> to tensor<1x4xf32>
+    scf.yield %d : tensor<1x4xf32>
+  }
+  func.return %h : tensor<1x4xf32>
+}
+"""
+
+CALLING = """
+func.func @calling(%h0: tensor<4xf32>, %w: tensor<4x4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %h = scf.for %i = %c0 to %c3 step %c1 iter_args(%c = %h0) -> (tensor<4xf32>) {
+    %r = grad.reshape %c : tensor<4xf32> to tensor<1x4xf32>
+    %d = grad.dot %r, %w : tensor<1x4xf32>, tensor<4x4xf32> to tensor<1x4xf32>
+    %v = grad.reshape %d : tensor<1x4xf32> to tensor<4xf32>
+    %s = func.call @step(%v) : (tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %s : tensor<4xf32>
+  }
+  func.return %h : tensor<4xf32>
+}
+func.func @step(%v: tensor<4xf32>) -> tensor<4xf32> {
+  %s = grad.sin %v : tensor<4xf32>
+  func.return %s : tensor<4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("source", [UNIT, CALLING], ids=["unit dim", "call"])
+def test_loops_iree_would_not_compile_in_a_region_stay_on_the_host(
+    source: str,
+) -> None:
+    """A carried tensor with a unit dim (IREE reshapes it, and hoists the
+    reshape of a block argument out of the region), a call in the body."""
+    module = _lowered(gradopt.Program(source).module)
+    assert not any(isinstance(op, DispatchRegionOp) for op in module.walk())
+    assert any(isinstance(op, scf.ForOp) for op in module.walk())
+
+
 def test_carried_values_start_in_the_region_and_yield_in_place() -> None:
     """A carried tensor starts inside the region (an empty one, or its start
     written into one) and every loop of the nest yields in place."""
