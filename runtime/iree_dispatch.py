@@ -223,8 +223,11 @@ def _root(loop: scf.ForOp) -> Operation | None:
     reductions = [
         op
         for op in loop.walk()
-        if isinstance(op, NamedOperation | linalg.GenericOp)
-        and any(t.data == IteratorType.REDUCTION for t in op.get_iterator_types())
+        if isinstance(op, linalg.ReduceOp)
+        or (
+            isinstance(op, NamedOperation | linalg.GenericOp)
+            and any(t.data == IteratorType.REDUCTION for t in op.get_iterator_types())
+        )
     ]
     if reductions and reductions[-1].name in ROOTS:
         return reductions[-1]
