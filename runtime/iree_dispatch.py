@@ -197,19 +197,15 @@ def _bytes(type: Attribute) -> int:
 
 
 def _made(loop: scf.ForOp) -> int | None:
-    """The bytes of the tensors the loop makes (its empties, reshapes and
-    `linalg` results: carried ones may have a size known at run time only,
-    these may not), None if one has no static shape."""
+    """The bytes of the tensors the loop makes (its empties, into which its
+    `linalg` ops write, and its reshapes, which become copies: carried
+    tensors may have a size known at run time only, these may not), None
+    if one has no static shape."""
     made = [
         op.results[0].type
         for op in loop.walk()
         if isinstance(
-            op,
-            tensor.EmptyOp
-            | tensor.ExpandShapeOp
-            | tensor.CollapseShapeOp
-            | NamedOperation
-            | linalg.GenericOp,
+            op, tensor.EmptyOp | tensor.ExpandShapeOp | tensor.CollapseShapeOp
         )
     ]
     if not all(_static(type) for type in made):

@@ -113,7 +113,7 @@ REDUCING = (
     f"{LOSS}"
 )
 
-# a 64x64 matrix power: every product is 16 KB, too much for the stack
+# a 64x64 matrix power: two products of 16 KB, too much for the stack
 BIG = """
 func.func @big(%m0: tensor<64x64xf32>, %a: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %c0 = arith.constant 0 : index
@@ -121,7 +121,8 @@ func.func @big(%m0: tensor<64x64xf32>, %a: tensor<64x64xf32>) -> tensor<64x64xf3
   %c3 = arith.constant 3 : index
   %m = scf.for %i = %c0 to %c3 step %c1 iter_args(%c = %m0) -> (tensor<64x64xf32>) {
     %d = grad.dot %c, %a : tensor<64x64xf32>, tensor<64x64xf32> to tensor<64x64xf32>
-    %s = grad.sin %d : tensor<64x64xf32>
+    %e = grad.dot %d, %a : tensor<64x64xf32>, tensor<64x64xf32> to tensor<64x64xf32>
+    %s = grad.sin %e : tensor<64x64xf32>
     scf.yield %s : tensor<64x64xf32>
   }
   func.return %m : tensor<64x64xf32>
