@@ -1,4 +1,4 @@
-"""The issue-22 tanh RNN from Python: N steps, 16 wide, written with
+"""The issue-22 tanh RNN from Python: N steps, 16 wide (or WIDTH), written with
 `gradopt.lax.scan` and differentiated by `gradopt.jit(gradopt.grad(...))`
 (the gradient of the final state's squared norm with respect to the initial
 state, the inputs and the weights), beside the same model in JAX with
@@ -19,7 +19,7 @@ before it). Run it with a fresh
 `GRADOPT_CACHE_DIR` for a cold IREE cache ("auto" is run first, so that its
 compile is not a hit on "iree"'s).
 
-    GRADOPT_CACHE_DIR=$(mktemp -d) python bench/lax_rnn.py [N] [--plain] [--host]
+    GRADOPT_CACHE_DIR=$(mktemp -d) python bench/lax_rnn.py [N [WIDTH]] [--plain|--host]
 """
 
 from __future__ import annotations
@@ -100,10 +100,11 @@ CONTEXTS = {"iree plain": plain_lowering, "iree host": host_loops}
 def main() -> None:
     numbers = [a for a in sys.argv[1:] if not a.startswith("--")]
     n = int(numbers[0]) if numbers else 1000
+    width = int(numbers[1]) if len(numbers) > 1 else WIDTH
     rng = np.random.default_rng(0)
-    h0 = rng.uniform(-1, 1, WIDTH).astype(np.float32)
-    xs = rng.uniform(-1, 1, (n, WIDTH)).astype(np.float32)
-    w = (rng.uniform(-1, 1, (WIDTH, WIDTH)) / 4).astype(np.float32)
+    h0 = rng.uniform(-1, 1, width).astype(np.float32)
+    xs = rng.uniform(-1, 1, (n, width)).astype(np.float32)
+    w = (rng.uniform(-1, 1, (width, width)) / np.sqrt(width)).astype(np.float32)
     args = (h0, xs, w)
     rows: list[tuple[str, float, float]] = []
     found: dict[str, Any] = {}
@@ -148,7 +149,7 @@ def main() -> None:
             (f"gradopt lax.scan, jit(grad), {backend}", *timed(call, 7, between))
         )
 
-    print(f"tanh RNN, {n} steps, {WIDTH} wide: the gradient of |h_N|^2")
+    print(f"tanh RNN, {n} steps, {width} wide: the gradient of |h_N|^2")
     print(f"{'':38} {'preparation':>12} {'call':>10} {'per step':>10}")
     for name, first, steady in rows:
         print(

@@ -19,9 +19,9 @@ found on that gradient:
   refuses a second op with one ("multiple ops within dispatch trying to
   set the translation info") and drops it with an op it folds or fuses
   away, so the root has to be a named contraction (`ROOTS`); a loop without
-  one is not wrapped. The pipeline is `DoubleTilingExpert`, which
-  vectorizes each untiled op whole, for small ops (`VECTOR_ELEMENTS`), else
-  `Default` (scalar loops);
+  one is not wrapped. The pipeline is `DoubleTilingExpert` (`PIPELINE`),
+  which vectorizes each untiled op whole, so the operands must be small
+  (`VECTOR_ELEMENTS`);
 - IREE's bufferization needs each tensor an `scf.for` yields to be
   equivalent to its iteration argument: it is written into the argument
   with `bufferization.materialize_in_destination`;
@@ -39,8 +39,9 @@ found on that gradient:
   IREE reshapes itself, is not wrapped.
 
 A loop qualifies when it has no loop inside, holds only ops of `DIALECTS`,
-has such a root, carries no tensor with a unit dim, and the tensors it
-makes inside have static shapes and add up to at most `STACK_BYTES`. An
+has such a root, carries no tensor with a unit dim, its `linalg` ops'
+operands are small, and the tensors it makes inside have static shapes and
+add up to at most `STACK_BYTES`. An
 outer loop stays on the host around the regions of its inner loops (IREE
 did not bufferize an inner loop that updates the outer loop's carried value
 in place). Loops that do not qualify keep IREE's host-side loop and the
@@ -97,12 +98,17 @@ from xdsl.irdl import (
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator
 
-VECTOR_ELEMENTS = 4096
-"""The largest iteration space of a `linalg` op in a loop that IREE compiles
-with its vectorizing pipeline (`DoubleTilingExpert`, with no tiling each op
-becomes one vector operation): 3.5x faster than the `Default` pipeline's
-scalar loops on the RNN (bench/RESULTS.md). A loop with a larger op gets
-`Default`."""
+PIPELINE = "DoubleTilingExpert"
+"""IREE's CPU pipeline for a dispatched loop: with tile sizes 0 it vectorizes
+each op whole (the RNN's gradient 0.57 ms a call; the `Default` pipeline,
+scalar loops, 2.0 ms: bench/RESULTS.md)."""
+
+VECTOR_ELEMENTS = 1024
+"""The most elements an operand or result of a `linalg` op in a dispatched
+loop may have: each becomes one vector. IREE refuses vectors of 16 KB ("One
+or more operations with large vector sizes (16384 bytes) were found", the
+64x64 weights of a 64-wide RNN), and with the `Default` pipeline such a
+loop ran slower in its dispatch (13.8 ms a call) than on the host (12.2)."""
 
 STACK_BYTES = 16 * 1024
 """The most bytes the tensors made inside a dispatched loop may hold: half
@@ -230,22 +236,16 @@ def _root(loop: scf.ForOp) -> Operation | None:
     return None
 
 
-def _iterations(op: NamedOperation | linalg.GenericOp) -> int | None:
-    """The size of `op`'s iteration space, if xDSL can tell it."""
-    inverse = op.get_loops_to_shapes_map().inverse_permutation()
-    if inverse is None:
-        return None
-    return prod(inverse.eval(op.get_static_shapes(), []))
-
-
-def _pipeline(loop: scf.ForOp) -> str:
-    """IREE's CPU pipeline for the loop (see `VECTOR_ELEMENTS`)."""
-    for op in loop.walk():
-        if isinstance(op, NamedOperation | linalg.GenericOp):
-            size = _iterations(op)
-            if size is None or size > VECTOR_ELEMENTS:
-                return "Default"
-    return "DoubleTilingExpert"
+def _vectorizable(loop: scf.ForOp) -> bool:
+    """Whether every operand and result of a `linalg` op in the loop has a
+    static shape and at most `VECTOR_ELEMENTS` elements."""
+    return all(
+        not isinstance(type, TensorType)
+        or (type.has_static_shape() and prod(type.get_shape()) <= VECTOR_ELEMENTS)
+        for op in loop.walk()
+        if op.dialect_name() == "linalg"
+        for type in [*op.operand_types, *op.result_types]
+    )
 
 
 def _unit_dims(type: Attribute) -> bool:
@@ -268,7 +268,9 @@ def _qualifies(loop: scf.ForOp) -> bool:
         if op.dialect_name() not in DIALECTS and op.name != "util.optimization_barrier":
             return False
     made = _made(loop)
-    return made is not None and made <= STACK_BYTES and _root(loop) is not None
+    if made is None or made > STACK_BYTES or not _vectorizable(loop):
+        return False
+    return _root(loop) is not None
 
 
 def _reshape_map(op: tensor.ExpandShapeOp | tensor.CollapseShapeOp) -> AffineMap:
@@ -374,7 +376,7 @@ def _yield_in_place(loop: scf.ForOp) -> None:
     yielded.operands = values
 
 
-def _wrap(loop: scf.ForOp, root: Operation, pipeline: str) -> None:
+def _wrap(loop: scf.ForOp, root: Operation) -> None:
     parent = loop.parent_block()
     assert parent is not None
     body = Block()
@@ -406,7 +408,7 @@ def _wrap(loop: scf.ForOp, root: Operation, pipeline: str) -> None:
             _reshape_as_copy(op)
     assert isinstance(root, NamedOperation)
     loops = len(root.get_iterator_types())
-    root.attributes["compilation_info"] = OneWorkgroupAttr(loops, pipeline)
+    root.attributes["compilation_info"] = OneWorkgroupAttr(loops, PIPELINE)
 
 
 def _innermost(module: ModuleOp) -> Iterator[scf.ForOp]:
@@ -424,6 +426,6 @@ def dispatch_loops(module: ModuleOp) -> int:
     done = 0
     for loop in list(_innermost(module)):
         if _qualifies(loop) and (root := _root(loop)) is not None:
-            _wrap(loop, root, _pipeline(loop))
+            _wrap(loop, root)
             done += 1
     return done
