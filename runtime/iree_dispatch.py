@@ -113,7 +113,7 @@ loop ran slower in its dispatch (13.8 ms a call) than on the host (12.2)."""
 STACK_BYTES = 16 * 1024
 """The most bytes the tensors made inside a dispatched loop may hold: half
 IREE's stack limit of a dispatch, the rest for the temporaries its
-bufferization adds (2.4 KB in the RNN's reverse loop)."""
+bufferization adds."""
 
 DIALECTS = frozenset({"arith", "math", "tensor", "linalg", "scf", "bufferization"})
 """What IREE's CPU code generator compiles inside a dispatch; also
@@ -131,8 +131,8 @@ ROOTS = frozenset(
     }
 )
 """The contractions that can carry the dispatch's `compilation_info`: IREE
-keeps them as they are (it fuses elementwise ops into a `linalg.generic`,
-whose attributes it drops)."""
+keeps them as they are, where it folds and fuses `linalg.generic`s (an
+annotated copy that it folded away took the annotation with it)."""
 
 
 @irdl_op_definition
@@ -261,8 +261,26 @@ def _unit_dims(type: Attribute) -> bool:
     )
 
 
+def _kept_size(loop: scf.ForOp) -> bool:
+    """Whether each carried tensor of run-time size is yielded as the
+    iteration argument with slices or elements written into it: with its
+    size, so that the region's result has the size of the start."""
+    body = loop.body.block
+    yielded = body.last_op
+    assert isinstance(yielded, scf.YieldOp)
+    for value, argument in zip(yielded.operands, body.args[1:], strict=True):
+        if _static(argument.type):
+            continue
+        while value is not argument:
+            owner = value.owner
+            if not isinstance(owner, tensor.InsertSliceOp | tensor.InsertOp):
+                return False
+            value = owner.dest
+    return True
+
+
 def _qualifies(loop: scf.ForOp) -> bool:
-    if any(_unit_dims(type) for type in loop.result_types):
+    if any(_unit_dims(type) for type in loop.result_types) or not _kept_size(loop):
         return False
     for op in loop.walk():
         if op.dialect_name() not in DIALECTS and op.name != "util.optimization_barrier":
@@ -333,7 +351,7 @@ def _reshape_as_copy(op: tensor.ExpandShapeOp | tensor.CollapseShapeOp) -> None:
 
 def _sizes(value: SSAValue) -> list[Operation]:
     """The ops that read the run-time sizes of tensor `value` (before the
-    region): every other op's result is one."""
+    region): pairs of an axis and the `tensor.dim` at it."""
     type = value.type
     assert isinstance(type, TensorType)
     ops: list[Operation] = []
