@@ -37,10 +37,12 @@ reference slot 0 is out range" (issue 22: periodic checkpointing of an
 computes at run time; a plain `while` that carries a second tensor from a
 constant, under a gradient). IREE packs the tensors that one of its
 execution regions makes into one buffer, so a branch into a loop passes the
-same buffer for several carried values (a copied start and the `tensor.empty`
-stacks beside it). The VM's register allocator may give the first of those
-block arguments the buffer's own register, and it moves the buffer out of
-that register for the last one (annotated bytecode of such a branch):
+same buffer for several carried values: every such branch met passed a
+`tensor.empty` (a checkpointing or recording loop's stacks), which IREE
+allocates beside the copies made before the loop. The VM's register
+allocator may give the first of those block arguments the buffer's own
+register, and it moves the buffer out of that register for the last one
+(annotated bytecode of such a branch):
 
     vm.br ^bb9(..., %buf, ..., %buf, ..., %buf, ...)
         operand_registers = [..., "r2", ..., "r2", ..., "R2", ...]
@@ -48,13 +50,14 @@ that register for the last one (annotated bytecode of such a branch):
         remap_registers   = [["r2->r7", "R2->r10", ...]]
 
 so the first argument arrives as a null buffer, which a copy in the loop
-reads. An `util.optimization_barrier` on each statically shaped start of a
-loop that carries more than one tensor makes it a buffer of its own, which
-the branch passes once. A barrier of a dynamically shaped tensor does not
-compile ("'tensor.dim' op unexpected during shape cleanup"), so the
-`tensor.empty` stacks of one loop may still share a buffer; every failing
-branch met had a copied start among them. IREE waits for each barred start
-before the loop begins (bench/RESULTS.md measures it). Only programs with
+reads. In a loop that starts from a `tensor.empty` and other tensors, an
+`util.optimization_barrier` on each statically shaped start makes it a
+buffer of its own, which the branch passes once. A barrier of a dynamically
+shaped tensor does not compile ("'tensor.dim' op unexpected during shape
+cleanup"), so the `tensor.empty` stacks of one loop may still share a
+buffer; every failing branch met had a copied start among them. IREE waits
+for each barred start before the loop begins, so other loops go without
+(bench/RESULTS.md measures both). Only programs with
 an `scf.while` are rewritten: IREE runs `scf.for` loops and `scf.if`
 branches well as they are, and the loop unrolling of `iree_loops` needs
 them structured.
@@ -128,13 +131,16 @@ class WhileLowering(RewritePattern):
 
 def _copy_starts(module: ModuleOp) -> None:
     """Start every loop of `module` from copies of its initial tensors
-    (but a `tensor.empty`); a loop that carries more than one tensor, from
-    each statically shaped copy behind a barrier."""
+    (but a `tensor.empty`); a loop that starts from a `tensor.empty` and
+    other tensors, from each statically shaped copy behind a barrier."""
     for loop in [op for op in module.walk() if isinstance(op, scf.WhileOp | scf.ForOp)]:
         block = loop.parent_block()
         assert block is not None
         starts = loop.arguments if isinstance(loop, scf.WhileOp) else loop.iter_args
-        shared = sum(isinstance(v.type, TensorType) for v in starts) > 1
+        tensors = [v for v in starts if isinstance(v.type, TensorType)]
+        shared = len(tensors) > 1 and any(
+            isinstance(v.owner, tensor.EmptyOp) for v in tensors
+        )
         copied: list[SSAValue] = []
         for value in starts:
             type = value.type
