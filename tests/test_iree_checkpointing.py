@@ -27,88 +27,70 @@ PERIODIC = '{"grad.checkpoint" = "periodic"}'
 PERIOD_2 = '{"grad.checkpoint" = "periodic", "grad.period" = 2 : i64}'
 
 
-def carried_from_a_constant(name: str, attributes: str) -> str:
-    """`%nt` steps of a `while` carrying a vector and a product that starts
-    at the constant 1."""
+def step(h: str, s: str) -> str:
+    """One step from the vector `h` and the product `s`: `%b`, `%s2`."""
+    return f"""
+      %a = grad.mul {h}, %w : tensor<3xf32>
+      %b = grad.sin %a : tensor<3xf32>
+      %sum = grad.reduce add %b [0] : tensor<3xf32> to tensor<f32>
+      %s2 = grad.mul {s}, %sum : tensor<f32>"""
+
+
+def function(name: str, loop: str) -> str:
+    """The gradient of a loss of `loop`'s results `%r#0` (a vector) and
+    `%r#1` (a product that starts at the constant 1), `%n` steps long."""
     return f"""
 func.func @{name}(%x: tensor<3xf32>, %w: tensor<3xf32>, %nt: tensor<i32>) -> (tensor<3xf32>, tensor<3xf32>) {{
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %n = tensor.extract %nt[] : tensor<i32>
-  %one = grad.const 1.0 : tensor<f32>
+  %one = grad.const 1.0 : tensor<f32>{loop}
+  %l = grad.reduce add %r#0 [0] : tensor<3xf32> to tensor<f32>
+  %l2 = grad.add %l, %r#1 : tensor<f32>
+  %g:2 = grad.gradient %l2 wrt %x, %w control_flow : tensor<f32>, tensor<3xf32>, tensor<3xf32>
+  func.return %g#0, %g#1 : tensor<3xf32>, tensor<3xf32>
+}}
+"""
+
+
+def a_while(attributes: str) -> str:
+    return f"""
   %r:3 = scf.while (%h = %x, %s = %one, %k = %c0) : (tensor<3xf32>, tensor<f32>, i32) -> (tensor<3xf32>, tensor<f32>, i32) {{
     %more = arith.cmpi slt, %k, %n : i32
     scf.condition(%more) %h, %s, %k : tensor<3xf32>, tensor<f32>, i32
   }} do {{
-  ^bb0(%h: tensor<3xf32>, %s: tensor<f32>, %k: i32):
-    %a = grad.mul %h, %w : tensor<3xf32>
-    %b = grad.sin %a : tensor<3xf32>
-    %sum = grad.reduce add %b [0] : tensor<3xf32> to tensor<f32>
-    %s2 = grad.mul %s, %sum : tensor<f32>
+  ^bb0(%h: tensor<3xf32>, %s: tensor<f32>, %k: i32):{step("%h", "%s")}
     %k1 = arith.addi %k, %c1 : i32
     scf.yield %b, %s2, %k1 : tensor<3xf32>, tensor<f32>, i32
-  }} {attributes}
-  %l = grad.reduce add %r#0 [0] : tensor<3xf32> to tensor<f32>
-  %l2 = grad.add %l, %r#1 : tensor<f32>
-  %g:2 = grad.gradient %l2 wrt %x, %w control_flow : tensor<f32>, tensor<3xf32>, tensor<3xf32>
-  func.return %g#0, %g#1 : tensor<3xf32>, tensor<3xf32>
-}}
-"""
+  }} attributes {attributes}"""
 
 
-# The same steps as an `scf.for` with i32 bounds, and nested: iteration i
-# runs an inner loop of i + 1 steps.
-FOR_DEFAULT_PERIOD = f"""
-func.func @for_default(%x: tensor<3xf32>, %w: tensor<3xf32>, %nt: tensor<i32>) -> (tensor<3xf32>, tensor<3xf32>) {{
-  %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i32
-  %n = tensor.extract %nt[] : tensor<i32>
-  %one = grad.const 1.0 : tensor<f32>
-  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%h = %x, %s = %one) -> (tensor<3xf32>, tensor<f32>) : i32 {{
-    %a = grad.mul %h, %w : tensor<3xf32>
-    %b = grad.sin %a : tensor<3xf32>
-    %sum = grad.reduce add %b [0] : tensor<3xf32> to tensor<f32>
-    %s2 = grad.mul %s, %sum : tensor<f32>
+# An `scf.for` with i32 bounds; nested, iteration i runs an inner loop of
+# i + 1 steps.
+FOR = f"""
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%h = %x, %s = %one) -> (tensor<3xf32>, tensor<f32>) : i32 {{{step("%h", "%s")}
     scf.yield %b, %s2 : tensor<3xf32>, tensor<f32>
-  }} {PERIODIC}
-  %l = grad.reduce add %r#0 [0] : tensor<3xf32> to tensor<f32>
-  %l2 = grad.add %l, %r#1 : tensor<f32>
-  %g:2 = grad.gradient %l2 wrt %x, %w control_flow : tensor<f32>, tensor<3xf32>, tensor<3xf32>
-  func.return %g#0, %g#1 : tensor<3xf32>, tensor<3xf32>
-}}
-
-func.func @nested(%x: tensor<3xf32>, %w: tensor<3xf32>, %nt: tensor<i32>) -> (tensor<3xf32>, tensor<3xf32>) {{
-  %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i32
-  %n = tensor.extract %nt[] : tensor<i32>
-  %one = grad.const 1.0 : tensor<f32>
+  }} {PERIODIC}"""
+NESTED = f"""
   %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%h = %x, %s = %one) -> (tensor<3xf32>, tensor<f32>) : i32 {{
     %m = arith.addi %i, %c1 : i32
-    %q:2 = scf.for %j = %c0 to %m step %c1 iter_args(%hh = %h, %ss = %s) -> (tensor<3xf32>, tensor<f32>) : i32 {{
-      %a = grad.mul %hh, %w : tensor<3xf32>
-      %b = grad.sin %a : tensor<3xf32>
-      %sum = grad.reduce add %b [0] : tensor<3xf32> to tensor<f32>
-      %s2 = grad.mul %ss, %sum : tensor<f32>
+    %q:2 = scf.for %j = %c0 to %m step %c1 iter_args(%hh = %h, %ss = %s) -> (tensor<3xf32>, tensor<f32>) : i32 {{{step("%hh", "%ss")}
       scf.yield %b, %s2 : tensor<3xf32>, tensor<f32>
     }} {PERIODIC}
     scf.yield %q#0, %q#1 : tensor<3xf32>, tensor<f32>
-  }} {PERIODIC}
-  %l = grad.reduce add %r#0 [0] : tensor<3xf32> to tensor<f32>
-  %l2 = grad.add %l, %r#1 : tensor<f32>
-  %g:2 = grad.gradient %l2 wrt %x, %w control_flow : tensor<f32>, tensor<3xf32>, tensor<3xf32>
-  func.return %g#0, %g#1 : tensor<3xf32>, tensor<3xf32>
-}}
-"""
+  }} {PERIODIC}"""
 
 
 @functools.cache
 def on_iree() -> gradopt.Program:
     """Every case in one module, compiled once."""
-    whiles = [
-        carried_from_a_constant("while_period", f"attributes {PERIOD_2}"),
-        carried_from_a_constant("while_default", f"attributes {PERIODIC}"),
+    functions = [
+        function("while_period", a_while(PERIOD_2)),
+        function("while_default", a_while(PERIODIC)),
+        function("for_default", FOR),
+        function("nested", NESTED),
     ]
-    return gradopt.Program("".join(whiles) + FOR_DEFAULT_PERIOD)
+    return gradopt.Program("".join(functions))
 
 
 def agree_on_iree(entries: tuple[str, ...]) -> None:
