@@ -602,9 +602,9 @@ def _direction(x: Array, t: Any) -> list[Array]:
         dtype = "a float0 array" if is_float0(t) else f"{asarray(t).dtype} data"
         raise error(
             f"jvp: a tangent of {dtype} of shape {np.shape(t)} for a primal of "
-            f"{x.dtype} data of shape {x.shape}: the tangent of an int32 or bool "
-            f"primal is float0 zeros of its shape (np.zeros({x.shape}, "
-            "gradopt.numpy.float0), jax.dtypes.float0)"
+            f"{x.dtype} data of shape {x.shape}: an int32 or bool primal takes "
+            f"float0 zeros of its shape, np.zeros({x.shape}, gradopt.numpy.float0) "
+            "(the dtype jax.dtypes.float0 is)"
         )
     if is_float0(t):
         raise error(_float0_for_float32("jvp: a tangent", x))
