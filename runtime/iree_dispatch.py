@@ -39,7 +39,9 @@ found on that gradient:
   IREE reshapes itself, is not wrapped.
 
 A loop qualifies when it has no loop inside, holds only ops of `DIALECTS`,
-has such a root, carries no tensor with a unit dim, its `linalg` ops'
+has such a root, carries tensors only (a region's results are tensors),
+yields each in place without conflicts (`_distinct_yields`), carries no
+tensor with a unit dim, its `linalg` ops'
 operands are small, and the tensors it makes inside have static shapes and
 add up to at most `STACK_BYTES`. An
 outer loop stays on the host around the regions of its inner loops (IREE
@@ -279,8 +281,37 @@ def _kept_size(loop: scf.ForOp) -> bool:
     return True
 
 
+def _distinct_yields(loop: scf.ForOp) -> bool:
+    """Whether IREE can write each tensor the loop yields into its iteration
+    argument, in order (`_yield_in_place`): no tensor is yielded twice, and
+    an argument yielded in the place of another is one not yet overwritten
+    (a later one) into one no longer read (not yielded itself), as in
+    `a, b <- b, f(a, b)`; a swap `a, b <- b, a` is "cannot avoid RaW
+    conflict"."""
+    body = loop.body.block
+    yielded = body.last_op
+    assert isinstance(yielded, scf.YieldOp)
+    arguments = list(body.args[1:])
+    values = list(yielded.operands)
+    tensors = [value for value in values if isinstance(value.type, TensorType)]
+    if len(set(tensors)) != len(tensors):
+        return False
+    for place, value in enumerate(values):
+        if (
+            value in arguments
+            and value is not arguments[place]
+            and (arguments.index(value) < place or arguments[place] in values)
+        ):
+            return False
+    return True
+
+
 def _qualifies(loop: scf.ForOp) -> bool:
+    if not all(isinstance(type, TensorType) for type in loop.result_types):
+        return False  # IREE: "only ranked tensor results are allowed"
     if any(_unit_dims(type) for type in loop.result_types) or not _kept_size(loop):
+        return False
+    if not _distinct_yields(loop):
         return False
     for op in loop.walk():
         if op.dialect_name() not in DIALECTS and op.name != "util.optimization_barrier":

@@ -385,3 +385,108 @@ def test_a_program_iree_fails_on_with_regions_runs_without_them(
     on_iree = source.run(args=args, backend="iree").results
     for found, value in zip(on_iree, source.run(args=args).results, strict=True):
         np.testing.assert_allclose(found, value, rtol=1e-4, atol=2e-5)
+
+
+def _pair(name: str, yielded: str) -> str:
+    """Two carried states `a`, `b`; `t = sin(a w) + b`; `yielded` of a, b, t."""
+    return f"""
+func.func @{name}(%a0: tensor<4xf32>, %b0: tensor<4xf32>, %w: tensor<4x4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %h:2 = scf.for %i = %c0 to %c3 step %c1 iter_args(%a = %a0, %b = %b0) -> (tensor<4xf32>, tensor<4xf32>) {{
+    %r = grad.reshape %a : tensor<4xf32> to tensor<1x4xf32>
+    %d = grad.dot %r, %w : tensor<1x4xf32>, tensor<4x4xf32> to tensor<1x4xf32>
+    %v = grad.reshape %d : tensor<1x4xf32> to tensor<4xf32>
+    %s = grad.sin %v : tensor<4xf32>
+    %t = grad.add %s, %b : tensor<4xf32>
+    scf.yield {yielded} : tensor<4xf32>, tensor<4xf32>
+  }}
+  func.return %h#0, %h#1 : tensor<4xf32>, tensor<4xf32>
+}}
+"""
+
+
+# a carried f32 beside the state: a region's results must be tensors
+SCALAR = """
+func.func @scalar(%a0: tensor<4xf32>, %b0: tensor<4xf32>, %w: tensor<4x4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %z = arith.constant 0.0 : f32
+  %h:2 = scf.for %i = %c0 to %c3 step %c1 iter_args(%a = %a0, %acc = %z) -> (tensor<4xf32>, f32) {
+    %n = grad.reduce add %a [0] : tensor<4xf32> to tensor<f32>
+    %ne = tensor.extract %n[] : tensor<f32>
+    %acc2 = arith.addf %acc, %ne : f32
+    %r = grad.reshape %a : tensor<4xf32> to tensor<1x4xf32>
+    %d = grad.dot %r, %w : tensor<1x4xf32>, tensor<4x4xf32> to tensor<1x4xf32>
+    %v = grad.reshape %d : tensor<1x4xf32> to tensor<4xf32>
+    %s = grad.sin %v : tensor<4xf32>
+    scf.yield %s, %acc2 : tensor<4xf32>, f32
+  }
+  %e = tensor.from_elements %h#1 : tensor<f32>
+  %eb = grad.broadcast %e [] : tensor<f32> to tensor<4xf32>
+  func.return %h#0, %eb : tensor<4xf32>, tensor<4xf32>
+}
+"""
+
+YIELDS = {
+    "shift": ("%b, %t", True),  # a <- b, b <- t: b read before it is written
+    "unchanged": ("%t, %b", True),
+    "swap": ("%b, %a", False),
+    "back": ("%t, %a", False),  # a overwritten before b <- a reads it
+    "twice": ("%t, %t", False),
+}
+CONFLICTS = "\n".join(
+    [_pair(name, yielded) for name, (yielded, _) in YIELDS.items()] + [SCALAR]
+)
+
+
+@functools.cache
+def conflicts() -> gradopt.Program:
+    return gradopt.Program(CONFLICTS)
+
+
+def test_loops_iree_cannot_bufferize_in_a_region_stay_on_the_host() -> None:
+    """A loop is wrapped only if IREE can write its yields in place (a swap,
+    a back-reference or a tensor yielded twice are RaW conflicts) and it
+    carries tensors only: any of them in a region made IREE fail on the
+    whole program, which then lost every region to the fallback."""
+    functions = _functions(_lowered(conflicts().module))
+    for name, (_, wrapped) in YIELDS.items():
+        regions = [
+            op for op in functions[name].walk() if isinstance(op, DispatchRegionOp)
+        ]
+        assert bool(regions) == wrapped, name
+    assert not any(
+        isinstance(op, DispatchRegionOp) for op in functions["scalar"].walk()
+    )
+
+
+@pytest.mark.skipif(not HAVE_IREE, reason="needs the iree extra")
+def test_conflicting_yields_compile_with_the_other_regions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """IREE compiles the module with its regions at the first try (no
+    fallback), and every function gives the interpreter's results."""
+    from gradopt.runtime import iree
+
+    compiled: list[bool] = []
+    original = iree._compile
+
+    def recording(text: str) -> bytes:
+        compiled.append(iree.DISPATCHED in text)
+        return original(text)
+
+    monkeypatch.setenv(iree.CACHE_LIMIT_VARIABLE, "0")
+    monkeypatch.setattr(iree, "_compile", recording)
+    source = conflicts()
+    fresh = gradopt.Program(CONFLICTS)
+    args = _arguments("rnn", 6)
+    args = [args[0], args[1][0], args[2]]
+    for name in [*YIELDS, "scalar"]:
+        on_iree = fresh.run(args=args, entry=name, backend="iree").results
+        expected = source.run(args=args, entry=name).results
+        for found, value in zip(on_iree, expected, strict=True):
+            np.testing.assert_allclose(found, value, rtol=1e-4, atol=2e-5)
+    assert compiled == [True]
