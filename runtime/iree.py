@@ -49,6 +49,7 @@ from gradopt.passes.convert_grad_to_standard import ConvertGradToStandardPass
 from gradopt.passes.gather_windows import GATHERED, GatherWindowsPass
 from gradopt.runtime.buffers import importable
 from gradopt.runtime.iree_branches import copy_branch_results
+from gradopt.runtime.iree_casts import truncate_conversions
 from gradopt.runtime.iree_dispatch import DispatchRegionOp, dispatch_loops
 from gradopt.runtime.iree_driver import driver_for
 from gradopt.runtime.iree_elements import linearize_element_accesses
@@ -158,7 +159,8 @@ def lower(module: ModuleOp) -> str:
     branch (`iree_branches`), element accesses outside `linalg` bodies made
     on rank 1 (`iree_elements`), the elements a loop writes written as
     slices (`iree_inserts`), the scalars that control flow carries as
-    i64s (`iree_scalars`), a program with an `scf.while` in blocks
+    i64s (`iree_scalars`), scalar float-to-integer conversions
+    truncated (`iree_casts`), a program with an `scf.while` in blocks
     (`iree_while`), loops that IREE can compile as one dispatch in a
     dispatch region (`iree_dispatch`), and small loops left on the host
     unrolled (`iree_loops`). The
@@ -174,6 +176,7 @@ def _lowered(module: ModuleOp, dispatch: bool = True) -> ModuleOp:
     lowered = module.clone()
     GatherWindowsPass().apply(make_context(), lowered)
     ConvertGradToStandardPass().apply(make_context(), lowered)
+    truncate_conversions(lowered)
     copy_branch_results(lowered)
     linearize_element_accesses(lowered)
     insert_elements_as_slices(lowered)
