@@ -22,6 +22,7 @@ from gradopt.dialect.errors import OpError
 from gradopt.frontend import batching_scf  # noqa: F401 (the rules of loops)
 from gradopt.frontend.array import FLOAT32, Array, tensor, trace
 from gradopt.frontend.batching import Batcher, batch, expand_in_module
+from gradopt.frontend.float0 import is_float0, zeros
 from gradopt.frontend.lax_numpy import asarray, full, normalize_axis, reshape
 from gradopt.frontend.numpy import moveaxis
 from gradopt.frontend.trace import error
@@ -65,15 +66,22 @@ def _vmap_traced(
     leaves, in_tree = flatten((args, kwargs))
     axes = _axes_of(in_axes, args, "in_axes") + [0] * flatten(kwargs)[1].count
     moved: list[Array | None] = []
-    for leaf, axis in zip(leaves, axes, strict=True):
+    sizes: set[int] = set()
+    for i, (leaf, axis) in enumerate(zip(leaves, axes, strict=True)):
         if axis is None:
             moved.append(None)
             continue
-        x = asarray(leaf)
+        x = leaf if is_float0(leaf) else asarray(leaf)
         if x.ndim == 0:
             raise error("vmap: a batched argument must have at least one axis")
+        if is_float0(x):  # no data: its example is a constant, as a leaf
+            shape = list(x.shape)
+            sizes.add(shape.pop(normalize_axis(axis, x.ndim)))
+            leaves[i] = zeros(shape)
+            moved.append(None)
+            continue
         moved.append(moveaxis(x, normalize_axis(axis, x.ndim), 0))
-    sizes = {x.shape[0] for x in moved if x is not None}
+    sizes |= {x.shape[0] for x in moved if x is not None}
     if len(sizes) != 1:
         raise error(
             "vmap: the batched axes must have one size, got "
@@ -92,7 +100,7 @@ def _vmap_traced(
         ]
         positional, keywords = in_tree.unflatten(iter(example))
         out_leaves, out_tree = flatten(f(*positional, **keywords))
-        outputs = [asarray(leaf) for leaf in out_leaves]
+        outputs = [asarray(leaf) for leaf in out_leaves if not is_float0(leaf)]
         active.emit(ReturnOp(*(o.value for o in outputs)))
     finally:
         active.block, active.constants = saved
@@ -102,7 +110,8 @@ def _vmap_traced(
             expand_in_module(function, active.functions)
         except OpError as failure:
             raise error(f"vmap: {failure.describe()}") from None
-        b = Batcher(active, sizes.pop())
+        size = sizes.pop()
+        b = Batcher(active, size)
         batched = [(x.value, True) for x in moved if x is not None]
         terminator = block.last_op
         assert isinstance(terminator, ReturnOp)
@@ -110,9 +119,17 @@ def _vmap_traced(
     finally:
         function.erase(safe_erase=False)
     final = []
-    shape_of_outputs = out_tree.unflatten(iter(range(len(results))))
+    shape_of_outputs = out_tree.unflatten(iter(range(len(out_leaves))))
     placed = _axes_of(out_axes, shape_of_outputs, "out_axes")
-    for (value, is_batched), axis in zip(results, placed, strict=True):
+    computed = iter(results)
+    for leaf, axis in zip(out_leaves, placed, strict=True):
+        if is_float0(leaf):  # no data: the batch's float0 zeros
+            shape = list(np.shape(leaf))
+            if axis is not None:
+                shape.insert(normalize_axis(axis, len(shape) + 1), size)
+            final.append(zeros(shape))
+            continue
+        value, is_batched = next(computed)
         if axis is None:
             if is_batched:
                 raise error("vmap: out_axes is None for an output that is batched")

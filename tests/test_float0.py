@@ -144,3 +144,26 @@ def test_integer_values_as_jax_treats_them() -> None:
     theirs = jax.vjp(reference, X, N, B)[1](ct)
     np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6)
     assert [c.dtype for c in ours[1:]] == [c.dtype for c in theirs[1:]]
+
+
+def test_vmap_of_functions_that_take_or_give_float0() -> None:
+    """A float0 output is the batch's float0 zeros at its out axis (no data
+    to batch), a float0 argument's batched axis counts for the batch size,
+    as in JAX."""
+    xs, ns = np.stack([X, 2 * X]), np.stack([N, -N])
+    gx, gn = gradopt.vmap(
+        gradopt.grad(lambda x, n: gnp.sum(x * n), (0, 1), allow_int=True),
+        out_axes=(0, 1),
+    )(xs, ns)
+    np.testing.assert_array_equal(gx, ns.astype(np.float32))
+    assert gn.dtype == gnp.float0 and gn.shape == (3, 2)
+    ts = np.zeros((3, 2), gnp.float0)
+    out, tangents = gradopt.vmap(
+        lambda x, t: gradopt.jvp(lambda x, n: (x * n, n), (x, N), (x, t)),
+        in_axes=(0, 1),
+    )(xs, ts)
+    np.testing.assert_array_equal(tangents[0], xs * N)
+    assert tangents[1].dtype == gnp.float0 and tangents[1].shape == (2, 3)
+    np.testing.assert_array_equal(out[1], np.stack([N, N]))
+    with pytest.raises(GradoptError, match="one size, got 2, 3"):
+        gradopt.vmap(lambda t, x: (t, x))(np.zeros((3, 2), gnp.float0), xs)
