@@ -50,14 +50,18 @@ register, and it moves the buffer out of that register for the last one
         remap_registers   = [["r2->r7", "R2->r10", ...]]
 
 so the first argument arrives as a null buffer, which a copy in the loop
-reads. In a loop that starts from a `tensor.empty` and other tensors, an
-`util.optimization_barrier` on each statically shaped start makes it a
-buffer of its own, which the branch passes once. A barrier of a dynamically
-shaped tensor does not compile ("'tensor.dim' op unexpected during shape
-cleanup"), so the `tensor.empty` stacks of one loop may still share a
-buffer; every failing branch met had a copied start among them. IREE waits
-for each barred start before the loop begins, so other loops go without
-(bench/RESULTS.md measures both). Only programs with
+reads. The copies that start one loop are made together too, and shared
+a buffer as well: binomial checkpointing of a `while` that carries three
+tensors replays a segment in an `scf.for` that starts from three slices of
+the snapshots, and failed the same way (the barrier was then only where a
+`tensor.empty` starts beside other tensors, bench/RESULTS.md). In a loop
+that starts from several tensors, an `util.optimization_barrier` on each
+statically shaped start makes it a buffer of its own, which the branch
+passes once. A barrier of a dynamically shaped tensor does not compile
+("'tensor.dim' op unexpected during shape cleanup"), so the `tensor.empty`
+stacks of one loop may still share a buffer; every failing branch met had a
+copied start among them. IREE waits for each barred start before the loop
+begins (bench/RESULTS.md measures the cost). Only programs with
 an `scf.while` are rewritten: IREE runs `scf.for` loops and `scf.if`
 branches well as they are, and the loop unrolling of `iree_loops` needs
 them structured.
@@ -131,16 +135,14 @@ class WhileLowering(RewritePattern):
 
 def _copy_starts(module: ModuleOp) -> None:
     """Start every loop of `module` from copies of its initial tensors
-    (but a `tensor.empty`); a loop that starts from a `tensor.empty` and
-    other tensors, from each statically shaped copy behind a barrier."""
+    (but a `tensor.empty`); a loop that starts from several tensors, from
+    each statically shaped copy behind a barrier."""
     for loop in [op for op in module.walk() if isinstance(op, scf.WhileOp | scf.ForOp)]:
         block = loop.parent_block()
         assert block is not None
         starts = loop.arguments if isinstance(loop, scf.WhileOp) else loop.iter_args
         tensors = [v for v in starts if isinstance(v.type, TensorType)]
-        shared = len(tensors) > 1 and any(
-            isinstance(v.owner, tensor.EmptyOp) for v in tensors
-        )
+        shared = len(tensors) > 1
         copied: list[SSAValue] = []
         for value in starts:
             type = value.type

@@ -81,6 +81,22 @@ NESTED = f"""
   }} {PERIODIC}"""
 
 
+# A third carried tensor `%u` from `%w`; binomial checkpointing replays a
+# segment in an `scf.for` that starts from three slices of the snapshots.
+BINOMIAL_THREE = """
+  %r:4 = scf.while (%h = %x, %s = %one, %k = %c0, %u = %w) : (tensor<3xf32>, tensor<f32>, i32, tensor<3xf32>) -> (tensor<3xf32>, tensor<f32>, i32, tensor<3xf32>) {
+    %more = arith.cmpi slt, %k, %n : i32
+    scf.condition(%more) %h, %s, %k, %u : tensor<3xf32>, tensor<f32>, i32, tensor<3xf32>
+  } do {
+  ^bb0(%h: tensor<3xf32>, %s: tensor<f32>, %k: i32, %u: tensor<3xf32>):"""
+BINOMIAL_THREE += f"""{step("%h", "%s")}
+    %u2 = grad.mul %u, %b : tensor<3xf32>
+    %b2 = grad.add %b, %u : tensor<3xf32>
+    %k1 = arith.addi %k, %c1 : i32
+    scf.yield %b2, %s2, %k1, %u2 : tensor<3xf32>, tensor<f32>, i32, tensor<3xf32>
+  }} attributes {{"grad.checkpoint" = "binomial", "grad.snapshots" = 2 : i64}}"""
+
+
 @functools.cache
 def on_iree() -> gradopt.Program:
     """Every case in one module, compiled once."""
@@ -89,6 +105,7 @@ def on_iree() -> gradopt.Program:
         function("while_default", a_while(PERIODIC)),
         function("for_default", FOR),
         function("nested", NESTED),
+        function("binomial_three", BINOMIAL_THREE),
     ]
     return gradopt.Program("".join(functions))
 
@@ -121,3 +138,11 @@ def test_the_default_period_of_a_run_time_trip_count_runs_on_iree() -> None:
     """⌈√N⌉ computed at run time for an `scf.for` with i32 bounds, and for
     nested loops (the inner loop's N changes every outer iteration)."""
     agree_on_iree(("for_default", "nested"))
+
+
+@pytest.mark.skipif(not HAVE_IREE, reason="needs the iree extra")
+def test_a_binomial_while_of_three_tensors_runs_on_iree() -> None:
+    """The replay loop starts from three copies made together: without a
+    barrier on each, IREE passed one buffer for all three ("indirect buffer
+    reference slot 0 is out range")."""
+    agree_on_iree(("binomial_three",))
