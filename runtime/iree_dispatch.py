@@ -41,9 +41,9 @@ found on that gradient:
 A loop qualifies when it has no loop inside, holds only ops of `DIALECTS`,
 has such a root, carries tensors only (a region's results are tensors),
 yields each in place without conflicts (`_distinct_yields`), carries no
-tensor with a unit dim, its `linalg` ops'
-operands are small, and the tensors it makes inside have static shapes and
-add up to at most `STACK_BYTES`. An
+tensor with a unit dim, its `linalg` ops' operands and contractions are
+small, and the tensors it makes inside have static shapes and add up to at
+most `STACK_BYTES`. An
 outer loop stays on the host around the regions of its inner loops (IREE
 did not bufferize an inner loop that updates the outer loop's carried value
 in place). Loops that do not qualify keep IREE's host-side loop and the
@@ -111,6 +111,13 @@ loop may have: each becomes one vector. IREE refuses vectors of 16 KB ("One
 or more operations with large vector sizes (16384 bytes) were found", the
 64x64 weights of a 64-wide RNN), and with the `Default` pipeline such a
 loop ran slower in its dispatch (13.8 ms a call) than on the host (12.2)."""
+
+CONTRACTION_ELEMENTS = 4096
+"""The product of a contraction's loop ranges in a dispatched loop must be
+below this: IREE vectorizes the untiled contraction into one
+`vector.contract` and refuses it from 16 KB on, though each operand is
+small ("One or more operations with large vector sizes (16384 bytes)": a
+4x32 by 32x32 or a 64x16 by 16x16 product; 3x32 by 32x32 compiles)."""
 
 STACK_BYTES = 16 * 1024
 """The most bytes the tensors made inside a dispatched loop may hold: half
@@ -240,14 +247,28 @@ def _root(loop: scf.ForOp) -> Operation | None:
 
 def _vectorizable(loop: scf.ForOp) -> bool:
     """Whether every operand and result of a `linalg` op in the loop has a
-    static shape and at most `VECTOR_ELEMENTS` elements."""
+    static shape and at most `VECTOR_ELEMENTS` elements, and each
+    contraction's loop ranges multiply to less than `CONTRACTION_ELEMENTS`."""
     return all(
         not isinstance(type, TensorType)
         or (type.has_static_shape() and prod(type.get_shape()) <= VECTOR_ELEMENTS)
         for op in loop.walk()
         if op.dialect_name() == "linalg"
         for type in [*op.operand_types, *op.result_types]
-    )
+    ) and all(_contraction_elements(op) < CONTRACTION_ELEMENTS for op in loop.walk())
+
+
+def _contraction_elements(op: Operation) -> int:
+    """The product of the loop ranges of `op` if it is a `linalg` op with a
+    reduction loop (`CONTRACTION_ELEMENTS` if they cannot be inferred), else 0."""
+    if not isinstance(op, NamedOperation | linalg.GenericOp) or not any(
+        t.data == IteratorType.REDUCTION for t in op.get_iterator_types()
+    ):
+        return 0
+    try:
+        return prod(op.get_static_loop_ranges())
+    except NotImplementedError:
+        return CONTRACTION_ELEMENTS
 
 
 def _unit_dims(type: Attribute) -> bool:

@@ -490,3 +490,30 @@ def test_conflicting_yields_compile_with_the_other_regions(
         for found, value in zip(on_iree, expected, strict=True):
             np.testing.assert_allclose(found, value, rtol=1e-4, atol=2e-5)
     assert compiled == [True]
+
+
+def _power(rows: int) -> str:
+    """`m <- sin(m a)` for a `rows`x32 `m` and a 32x32 `a`, three times."""
+    return f"""
+func.func @power(%m0: tensor<{rows}x32xf32>, %a: tensor<32x32xf32>) -> tensor<{rows}x32xf32> {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %m = scf.for %i = %c0 to %c3 step %c1 iter_args(%c = %m0) -> (tensor<{rows}x32xf32>) {{
+    %d = grad.dot %c, %a : tensor<{rows}x32xf32>, tensor<32x32xf32> to tensor<{rows}x32xf32>
+    %s = grad.sin %d : tensor<{rows}x32xf32>
+    scf.yield %s : tensor<{rows}x32xf32>
+  }}
+  func.return %m : tensor<{rows}x32xf32>
+}}
+"""
+
+
+@pytest.mark.parametrize("rows", [3, 4])
+def test_a_contraction_too_large_for_one_vector_stays_on_the_host(rows: int) -> None:
+    """A 4x32 by 32x32 product (4096 multiply-adds) is one vector IREE
+    refuses (16 KB), though no operand is over `VECTOR_ELEMENTS`; 3x32 is
+    wrapped."""
+    module = _lowered(gradopt.Program(_power(rows)).module)
+    wrapped = any(isinstance(op, DispatchRegionOp) for op in module.walk())
+    assert wrapped == (rows == 3)
