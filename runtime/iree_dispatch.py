@@ -312,7 +312,7 @@ def _distinct_yields(loop: scf.ForOp) -> bool:
     body = loop.body.block
     yielded = body.last_op
     assert isinstance(yielded, scf.YieldOp)
-    arguments = list(body.args[1:])
+    arguments: list[SSAValue] = list(body.args[1:])
     values = list(yielded.operands)
     tensors = [value for value in values if isinstance(value.type, TensorType)]
     if len(set(tensors)) != len(tensors):
