@@ -575,4 +575,4 @@ def load(module: ModuleOp) -> IreeModule:
         if not path.exists():
             raise
         _discard(path, str(error))
-        return IreeModule(_compile(unrolled()), driver)
+        return IreeModule(compile_text(text, unrolled, fallback), driver)

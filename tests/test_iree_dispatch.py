@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -517,3 +518,26 @@ def test_a_contraction_too_large_for_one_vector_stays_on_the_host(rows: int) -> 
     module = _lowered(gradopt.Program(_power(rows)).module)
     wrapped = any(isinstance(op, DispatchRegionOp) for op in module.walk())
     assert wrapped == (rows == 3)
+
+
+@pytest.mark.skipif(not HAVE_IREE, reason="needs the iree extra")
+def test_a_cached_module_the_runtime_refuses_is_replaced_through_the_fallback(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The entry under the program's key, refused when loaded, is compiled
+    again as the first time: without its regions when IREE fails on them
+    (the retry compiled the regions only, and the program no longer ran)."""
+    from gradopt.runtime import iree
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv(iree.CACHE_LIMIT_VARIABLE, str(1 << 30))
+    monkeypatch.setattr(iree_dispatch, "PIPELINE", "Unknown")
+    source = gradopt.Program(FORWARD)
+    path = iree.entry_path(iree._text(_lowered(source.module)))
+    iree.write_entry(path, b"not a module", 1 << 30)
+    args = _arguments("rnn", 6)[::2]
+    with pytest.warns(iree.CacheWarning, match="unusable"):
+        on_iree = source.run(args=args, backend="iree").results
+    for found, value in zip(on_iree, source.run(args=args).results, strict=True):
+        np.testing.assert_allclose(found, value, rtol=1e-4, atol=2e-5)
+    assert iree.read_entry(path, 1 << 30) is not None
