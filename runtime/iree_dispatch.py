@@ -73,6 +73,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     TensorType,
+    UnitAttr,
 )
 from xdsl.dialects.linalg import ops as linalg
 from xdsl.dialects.linalg.abstract_ops import NamedOperation
@@ -93,6 +94,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     region_def,
+    result_def,
     traits_def,
     var_operand_def,
     var_result_def,
@@ -165,6 +167,25 @@ class ReturnOp(IRDLOperation):
     name = "flow.return"
     values = var_operand_def()
     traits = traits_def(IsTerminator())
+
+
+@irdl_op_definition
+class StartOp(IRDLOperation):
+    """The `tensor.empty` a carried tensor starts in, in a region, printed
+    in the generic form with the unit attribute `START`: IREE's CSE replaced
+    a plain one by an equal `tensor.empty` outside the region (the stack of
+    periodic checkpointing's forward sweep when a segment is one step, of the
+    type of the reverse sweep's carried gradient), the region's input, into
+    which the start could not be written ("would write to read-only
+    buffer")."""
+
+    name = "tensor.empty"
+    dynamic_sizes = var_operand_def(IndexType)
+    tensor = result_def(TensorType)
+
+
+START = "gradopt.start"
+"""What tells a `StartOp` from any other `tensor.empty` for IREE's CSE."""
 
 
 @irdl_attr_definition
@@ -420,7 +441,9 @@ def _start(value: SSAValue, sizes: Sequence[SSAValue]) -> list[Operation]:
     `value` written into one."""
     type = value.type
     assert isinstance(type, TensorType)
-    empty = tensor.EmptyOp(sizes, type)
+    empty = StartOp.create(
+        operands=list(sizes), result_types=[type], attributes={START: UnitAttr()}
+    )
     if isinstance(value.owner, tensor.EmptyOp):
         return [empty]
     written = bufferization.MaterializeInDestinationOp.create(
