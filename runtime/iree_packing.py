@@ -1,0 +1,384 @@
+"""A small program called through one buffer per element type on IREE.
+
+IREE's Python bindings cost a few microseconds for each argument and each
+result of a call (importing a buffer, making its view, mapping a result,
+checking that no result lies in an input): on the small MLP step, six
+inputs and seven results cost twice what the compiled function computes in
+(bench/RESULTS.md). So a small program's entry `@main` is called through a
+wrapper, `@main$packed`, that takes one flat tensor per element type holding
+every input, slices and reshapes the inputs out of it, calls `@main` (made
+private: IREE inlines it and compiles one entry) and returns one flat tensor
+per element type holding every result. A call copies the inputs into one
+buffer per element type that IREE allocated (each input starting on a
+64-byte boundary, as IREE's code expects its operands to), makes one view of
+each, and hands back the results as views of the one array each packed
+result maps to: a result never shares memory with an input, nor with
+another result, by construction.
+
+A result that the entry returns as it took it (a slot left unchanged, an
+input given back) is not packed: it is a copy of its packed input.
+
+Only a program whose inputs and results together hold at most `PACK_BELOW`
+bytes is packed: the copy of a large input costs more than importing it in
+place, as the unpacked call does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+from xdsl.dialects import arith, func, tensor
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    f32,
+    i1,
+    i8,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+
+from gradopt.dialect.upstream.tensor import ExpandShapeOp
+from gradopt.passes.convert_grad_to_standard import elementwise
+from gradopt.runtime.buffers import ALIGNMENT
+
+PACK_BELOW = 1 << 18
+"""The most bytes of inputs and results (256 KiB) of a packed program."""
+
+_STORAGE: dict[Attribute, tuple[Attribute, np.dtype]] = {
+    f32: (f32, np.dtype(np.float32)),
+    i32: (i32, np.dtype(np.int32)),
+    i64: (i64, np.dtype(np.int64)),
+    i1: (i8, np.dtype(np.uint8)),  # IREE keeps an i1 in a byte
+}
+"""The element types that are packed: the element and NumPy dtype of the
+flat tensor that holds them."""
+
+SUFFIX = "$packed"
+"""What an entry's wrapper is named: `@main$packed` for `@main`."""
+
+
+class Part(NamedTuple):
+    """Where one input or result lies in its flat array: elements
+    `start:stop` of group `group`, that is `offset` bytes in, as an array of
+    `shape` (`()` for a 0-d tensor or a scalar) and `dtype` (bool for an i1,
+    held in a byte)."""
+
+    group: int
+    start: int
+    stop: int
+    offset: int
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+
+class Result(NamedTuple):
+    """Where one result comes from: the packed results, or (`from_input`) the
+    packed inputs, which it is copied from."""
+
+    part: Part
+    from_input: bool
+
+
+@dataclass(frozen=True)
+class Packing:
+    """How an entry's arguments are packed and its results unpacked."""
+
+    function: str
+    """The wrapper's name."""
+    input_groups: tuple[np.dtype, ...]
+    """The dtype of each flat input, in the wrapper's argument order."""
+    input_sizes: tuple[int, ...]
+    pieces: tuple[tuple[int | np.ndarray, ...], ...]
+    """What each flat input is made of: an argument (its index) or zeros
+    that pad the next argument to a 64-byte boundary."""
+    result_groups: tuple[np.dtype, ...]
+    result_sizes: tuple[int, ...]
+    results: tuple[Result, ...]
+
+    def pack(self, arguments: Sequence[object], flats: Sequence[np.ndarray]) -> None:
+        """Copy `arguments` (arrays or Python numbers) into `flats`, one flat
+        array of each input group's dtype and size."""
+        for pieces, flat in zip(self.pieces, flats, strict=True):
+            np.concatenate(
+                [
+                    _flat_argument(arguments[p]) if isinstance(p, int) else p
+                    for p in pieces
+                ],
+                out=flat,
+            )
+
+    def unpack(
+        self, inputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray]
+    ) -> list[np.ndarray]:
+        """The entry's results: views of the flat `outputs` or, for a result
+        that is an input as it came, a copy of its part of the flat `inputs`."""
+        results = []
+        for part, from_input in self.results:
+            flat = (inputs if from_input else outputs)[part.group]
+            # a view made directly (0.5 us; a slice reshaped took 0.8)
+            array = np.ndarray(part.shape, part.dtype, flat, part.offset)
+            results.append(array.copy() if from_input else array)
+        return results
+
+
+def pack_entries(module: ModuleOp, below: int = PACK_BELOW) -> dict[str, Packing]:
+    """Give each public function of the lowered `module` whose inputs and
+    results are tensors or scalars of the packed element types, none empty,
+    at most `below` bytes in all, a packed wrapper (in place), and make the
+    function private; returns how each entry is packed, by its name."""
+    packings = {}
+    for function in list(module.ops):
+        if (
+            isinstance(function, func.FuncOp)
+            and not function.is_declaration
+            and function.sym_visibility in (None, StringAttr("public"))
+            and (packing := _wrap(module, function, below)) is not None
+        ):
+            packings[function.sym_name.data] = packing
+    return packings
+
+
+def _flat_argument(argument: object) -> np.ndarray:
+    """An argument as a rank-1 array (a view of an array's elements)."""
+    if type(argument) is np.ndarray:
+        return argument.ravel()
+    return np.ravel(argument)  # a Python number: a scalar input
+
+
+class _Layout(NamedTuple):
+    element: Attribute
+    shape: tuple[int, ...]
+    scalar: bool
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+
+def _layout(type: Attribute) -> _Layout | None:
+    """What `type` is packed as, or None if it cannot be."""
+    if isinstance(type, TensorType):
+        element, shape = type.get_element_type(), tuple(type.get_shape())
+        if element in _STORAGE and all(d > 0 for d in shape):
+            return _Layout(element, shape, False)
+    elif type in _STORAGE:
+        return _Layout(type, (), True)
+    return None
+
+
+class _Groups:
+    """Flat arrays being laid out: one per element type, in order of first
+    use, each part starting on a 64-byte boundary."""
+
+    def __init__(self) -> None:
+        self.elements: list[Attribute] = []
+        self.sizes: list[int] = []
+        self.pieces: list[list[int | np.ndarray]] = []
+
+    def add(self, layout: _Layout, index: int) -> Part:
+        if layout.element not in self.elements:
+            self.elements.append(layout.element)
+            self.sizes.append(0)
+            self.pieces.append([])
+        group = self.elements.index(layout.element)
+        dtype = _STORAGE[layout.element][1]
+        step = ALIGNMENT // dtype.itemsize
+        start = -(-self.sizes[group] // step) * step
+        if start > self.sizes[group]:
+            self.pieces[group].append(np.zeros(start - self.sizes[group], dtype))
+        self.pieces[group].append(index)
+        self.sizes[group] = start + layout.size
+        shown = np.dtype(np.bool_) if layout.element == i1 else dtype
+        offset = start * dtype.itemsize
+        return Part(group, start, start + layout.size, offset, layout.shape, shown)
+
+    def dtypes(self) -> tuple[np.dtype, ...]:
+        return tuple(_STORAGE[e][1] for e in self.elements)
+
+    def types(self) -> list[TensorType]:
+        return [
+            TensorType(_STORAGE[e][0], [size])
+            for e, size in zip(self.elements, self.sizes, strict=True)
+        ]
+
+
+def _wrap(module: ModuleOp, function: func.FuncOp, below: int) -> Packing | None:
+    """Add `function`'s packed wrapper to `module`, or return None if it is
+    not to be packed."""
+    inputs = [_layout(t) for t in function.function_type.inputs]
+    outputs = [_layout(t) for t in function.function_type.outputs]
+    known = [layout for layout in (*inputs, *outputs) if layout is not None]
+    if len(known) < len(inputs) + len(outputs) or not known:
+        return None
+    storage = sum(
+        layout.size * _STORAGE[layout.element][1].itemsize for layout in known
+    )
+    if storage > below:
+        return None
+    given = _given_back(function)
+    packed_inputs, packed_outputs = _Groups(), _Groups()
+    input_parts = [packed_inputs.add(layout, i) for i, layout in enumerate(inputs)]
+    results: list[Result] = []
+    for j, layout in enumerate(outputs):
+        assert layout is not None
+        if (argument := given.get(j)) is not None:
+            results.append(Result(input_parts[argument], True))
+        else:
+            results.append(Result(packed_outputs.add(layout, j), False))
+    block = Block(arg_types=packed_inputs.types())
+    ops: list[Operation] = []
+    arguments = [
+        _unpacked(ops, block.args[part.group], part, layout)
+        for part, layout in zip(input_parts, inputs, strict=True)
+        if layout is not None
+    ]
+    call = func.CallOp(
+        function.sym_name.data, arguments, list(function.function_type.outputs)
+    )
+    ops.append(call)
+    flats: list[SSAValue] = []
+    for type in packed_outputs.types():
+        empty = tensor.EmptyOp((), type)
+        ops.append(empty)
+        flats.append(empty.tensor)
+    for (part, from_input), layout, value in zip(
+        results, outputs, call.results, strict=True
+    ):
+        if not from_input and layout is not None:
+            flat = _flat(ops, value, layout)
+            insert = tensor.InsertSliceOp.from_static_parameters(
+                flat, flats[part.group], [part.start], [part.stop - part.start]
+            )
+            ops.append(insert)
+            flats[part.group] = insert.result
+    ops.append(func.ReturnOp(*flats))
+    block.add_ops(ops)
+    name = function.sym_name.data + SUFFIX
+    wrapper = func.FuncOp(
+        name,
+        FunctionType.from_lists(packed_inputs.types(), packed_outputs.types()),
+        Region(block),
+    )
+    module.body.block.add_op(wrapper)
+    function.sym_visibility = StringAttr("private")
+    return Packing(
+        name,
+        packed_inputs.dtypes(),
+        tuple(packed_inputs.sizes),
+        tuple(tuple(pieces) for pieces in packed_inputs.pieces),
+        packed_outputs.dtypes(),
+        tuple(packed_outputs.sizes),
+        tuple(results),
+    )
+
+
+def _given_back(function: func.FuncOp) -> dict[int, int]:
+    """The results that `function` returns as it took them: the index of each
+    such result's argument, by the result's index (none for a function of
+    several blocks, such as a lowered `scf.while`)."""
+    blocks = list(function.body.blocks)
+    if len(blocks) != 1 or not isinstance(ret := blocks[0].last_op, func.ReturnOp):
+        return {}
+    return {
+        j: value.index
+        for j, value in enumerate(ret.arguments)
+        if isinstance(value, BlockArgument) and value.block is blocks[0]
+    }
+
+
+def _index(ops: list[Operation], value: int) -> SSAValue:
+    constant = arith.ConstantOp(IntegerAttr(value, IndexType()))
+    ops.append(constant)
+    return constant.result
+
+
+def _unpacked(
+    ops: list[Operation], flat: SSAValue, part: Part, layout: _Layout
+) -> SSAValue:
+    """The input `part` of `flat` as the entry takes it (appending the ops)."""
+    element = layout.element
+    if layout.scalar:
+        extract = tensor.ExtractOp(
+            flat, [_index(ops, part.start)], _STORAGE[element][0]
+        )
+        ops.append(extract)
+        if element != i1:
+            return extract.result
+        truncated = arith.TruncIOp(extract.result, i1)
+        ops.append(truncated)
+        return truncated.result
+    size = part.stop - part.start
+    value: SSAValue = _append(
+        ops, [tensor.ExtractSliceOp.from_static_parameters(flat, [part.start], [size])]
+    )
+    if element == i1:
+        truncate = elementwise(
+            [value], TensorType(i1, [size]), lambda a: arith.TruncIOp(a[0], i1).result
+        )
+        value = _append(ops, truncate)
+    type = TensorType(element, layout.shape)
+    rank = len(layout.shape)
+    if rank == 0:
+        collapse = tensor.CollapseShapeOp.build(
+            operands=[value],
+            result_types=[type],
+            properties={"reassociation": ArrayAttr([])},
+        )
+        return _append(ops, [collapse])
+    if rank > 1:
+        return _append(
+            ops, [ExpandShapeOp(value, [], _all_dims(rank), layout.shape, type)]
+        )
+    return value
+
+
+def _flat(ops: list[Operation], value: SSAValue, layout: _Layout) -> SSAValue:
+    """A result `value` as the flat rank-1 tensor of its storage element
+    that is inserted into its packed result (appending the ops)."""
+    element, size = layout.element, layout.size
+    storage = _STORAGE[element][0]
+    if layout.scalar:
+        if element == i1:
+            value = _append(ops, [arith.ExtUIOp(value, i8)])
+        return _append(
+            ops, [tensor.FromElementsOp(value, result_type=TensorType(storage, [1]))]
+        )
+    rank = len(layout.shape)
+    flat = TensorType(element, [size])
+    if rank == 0:
+        value = _append(ops, [ExpandShapeOp(value, [], ArrayAttr([]), [1], flat)])
+    elif rank > 1:
+        collapse = tensor.CollapseShapeOp.build(
+            operands=[value],
+            result_types=[flat],
+            properties={"reassociation": _all_dims(rank)},
+        )
+        value = _append(ops, [collapse])
+    if element == i1:
+        widen = elementwise(
+            [value], TensorType(i8, [size]), lambda a: arith.ExtUIOp(a[0], i8).result
+        )
+        value = _append(ops, widen)
+    return value
+
+
+def _all_dims(rank: int) -> ArrayAttr[ArrayAttr[IntegerAttr]]:
+    """The reassociation of `rank` dims into one."""
+    return ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in range(rank)])])
+
+
+def _append(ops: list[Operation], new: Sequence[Operation]) -> SSAValue:
+    """Append `new` to `ops`; the last one's result."""
+    ops.extend(new)
+    return new[-1].results[0]
