@@ -478,7 +478,7 @@ class IreeModule:
             ) from None
 
     def _call_packed(
-        self, packing: Packing, arguments: Sequence[object]
+        self, packing: Packing, arguments: Sequence[np.ndarray | float]
     ) -> list[np.ndarray]:
         """The results of a packed entry: its arguments copied into this
         thread's packed inputs, its results views of one mapped array per

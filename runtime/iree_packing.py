@@ -4,16 +4,16 @@ IREE's Python bindings cost a few microseconds for each argument and each
 result of a call (importing a buffer, making its view, mapping a result,
 checking that no result lies in an input): on the small MLP step, six
 inputs and seven results cost twice what the compiled function computes in
-(bench/RESULTS.md). So a small program's entry `@main` is called through a
-wrapper, `@main$packed`, that takes one flat tensor per element type holding
-every input, slices and reshapes the inputs out of it, calls `@main` (made
-private: IREE inlines it and compiles one entry) and returns one flat tensor
-per element type holding every result. A call copies the inputs into one
+(bench/RESULTS.md). So a small program's entry is rewritten, before IREE
+compiles it, to take one flat tensor per element type holding every input
+(which it slices and reshapes out at its start) and to return one flat
+tensor per element type holding every result (inserted at each return): the
+same ops on the same values in between. A call copies the inputs into one
 buffer per element type that IREE allocated (each input starting on a
-64-byte boundary, as IREE's code expects its operands to), makes one view of
-each, and hands back the results as views of the one array each packed
-result maps to: a result never shares memory with an input, nor with
-another result, by construction.
+64-byte boundary, as IREE's code expects its operands to), and hands back
+the results as views of the one array each packed result maps to: a result
+never shares memory with an input, nor with another result, by
+construction. A function that another one calls keeps its signature.
 
 A result that the entry returns as it took it (a slot left unchanged, an
 input given back) is not packed: it is a copy of its packed input.
@@ -26,12 +26,12 @@ place, as the unpacked call does.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
-from xdsl.dialects import arith, func, tensor
+from xdsl.dialects import arith, cf, func, scf, tensor
 from xdsl.dialects.builtin import (
     ArrayAttr,
     FunctionType,
@@ -46,7 +46,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from gradopt.dialect.upstream.tensor import ExpandShapeOp
 from gradopt.passes.convert_grad_to_standard import elementwise
@@ -63,9 +63,6 @@ _STORAGE: dict[Attribute, tuple[Attribute, np.dtype]] = {
 }
 """The element types that are packed: the element and NumPy dtype of the
 flat tensor that holds them."""
-
-SUFFIX = "$packed"
-"""What an entry's wrapper is named: `@main$packed` for `@main`."""
 
 
 class Part(NamedTuple):
@@ -95,9 +92,9 @@ class Packing:
     """How an entry's arguments are packed and its results unpacked."""
 
     function: str
-    """The wrapper's name."""
+    """The entry's name."""
     input_groups: tuple[np.dtype, ...]
-    """The dtype of each flat input, in the wrapper's argument order."""
+    """The dtype of each flat input, in the packed entry's argument order."""
     input_sizes: tuple[int, ...]
     pieces: tuple[tuple[int | np.ndarray, ...], ...]
     """What each flat input is made of: an argument (its index) or zeros
@@ -106,7 +103,9 @@ class Packing:
     result_sizes: tuple[int, ...]
     results: tuple[Result, ...]
 
-    def pack(self, arguments: Sequence[object], flats: Sequence[np.ndarray]) -> None:
+    def pack(
+        self, arguments: Sequence[np.ndarray | float], flats: Sequence[np.ndarray]
+    ) -> None:
         """Copy `arguments` (arrays or Python numbers) into `flats`, one flat
         array of each input group's dtype and size."""
         for pieces, flat in zip(self.pieces, flats, strict=True):
@@ -132,24 +131,26 @@ class Packing:
         return results
 
 
-def pack_entries(module: ModuleOp, below: int = PACK_BELOW) -> dict[str, Packing]:
-    """Give each public function of the lowered `module` whose inputs and
-    results are tensors or scalars of the packed element types, none empty,
-    at most `below` bytes in all, a packed wrapper (in place), and make the
-    function private; returns how each entry is packed, by its name."""
+def pack_entries(module: ModuleOp, below: int | None = None) -> dict[str, Packing]:
+    """Pack (in place) each public function of the lowered `module` whose
+    inputs and results are tensors or scalars of the packed element types,
+    none empty, at most `below` bytes in all (default `PACK_BELOW`, read at
+    the call), that no function calls; returns how each is packed, by its
+    name."""
+    below = PACK_BELOW if below is None else below
     packings = {}
     for function in list(module.ops):
         if (
             isinstance(function, func.FuncOp)
             and not function.is_declaration
             and function.sym_visibility in (None, StringAttr("public"))
-            and (packing := _wrap(module, function, below)) is not None
+            and (packing := _pack(module, function, below)) is not None
         ):
             packings[function.sym_name.data] = packing
     return packings
 
 
-def _flat_argument(argument: object) -> np.ndarray:
+def _flat_argument(argument: np.ndarray | float) -> np.ndarray:
     """An argument as a rank-1 array (a view of an array's elements)."""
     if type(argument) is np.ndarray:
         return argument.ravel()
@@ -164,6 +165,12 @@ class _Layout(NamedTuple):
     @property
     def size(self) -> int:
         return math.prod(self.shape)
+
+
+def _layouts(types: Iterable[Attribute]) -> list[_Layout] | None:
+    """What each of `types` is packed as, or None if one cannot be."""
+    layouts = [_layout(type) for type in types]
+    return None if None in layouts else cast(list[_Layout], layouts)
 
 
 def _layout(type: Attribute) -> _Layout | None:
@@ -213,67 +220,55 @@ class _Groups:
         ]
 
 
-def _wrap(module: ModuleOp, function: func.FuncOp, below: int) -> Packing | None:
-    """Add `function`'s packed wrapper to `module`, or return None if it is
-    not to be packed."""
-    inputs = [_layout(t) for t in function.function_type.inputs]
-    outputs = [_layout(t) for t in function.function_type.outputs]
-    known = [layout for layout in (*inputs, *outputs) if layout is not None]
-    if len(known) < len(inputs) + len(outputs) or not known:
+def _pack(module: ModuleOp, function: func.FuncOp, below: int) -> Packing | None:
+    """Rewrite `function` in place to take and give flat tensors, or return
+    None if it is not to be packed (see `pack_entries`)."""
+    inputs = _layouts(function.function_type.inputs)
+    outputs = _layouts(function.function_type.outputs)
+    if inputs is None or outputs is None or not (inputs or outputs):
         return None
     storage = sum(
-        layout.size * _STORAGE[layout.element][1].itemsize for layout in known
+        layout.size * _STORAGE[layout.element][1].itemsize
+        for layout in (*inputs, *outputs)
     )
-    if storage > below:
+    if (
+        storage > below
+        or _called(module, function.sym_name.data)
+        or any(isinstance(op, _CONTROL_FLOW) for op in function.walk())
+    ):
         return None
-    given = _given_back(function)
+    entry = function.body.block  # one block: no control flow
+    ret = entry.last_op
+    assert isinstance(ret, func.ReturnOp)
+    given = {  # the results returned as they came: their arguments' indices
+        j: value.index
+        for j, value in enumerate(ret.arguments)
+        if isinstance(value, BlockArgument) and value.block is entry
+    }
     packed_inputs, packed_outputs = _Groups(), _Groups()
     input_parts = [packed_inputs.add(layout, i) for i, layout in enumerate(inputs)]
     results: list[Result] = []
     for j, layout in enumerate(outputs):
-        assert layout is not None
         if (argument := given.get(j)) is not None:
             results.append(Result(input_parts[argument], True))
         else:
             results.append(Result(packed_outputs.add(layout, j), False))
-    block = Block(arg_types=packed_inputs.types())
+    old = list(entry.args)
+    flats = [entry.insert_arg(t, len(entry.args)) for t in packed_inputs.types()]
     ops: list[Operation] = []
-    arguments = [
-        _unpacked(ops, block.args[part.group], part, layout)
-        for part, layout in zip(input_parts, inputs, strict=True)
-        if layout is not None
-    ]
-    call = func.CallOp(
-        function.sym_name.data, arguments, list(function.function_type.outputs)
+    for argument, part, layout in zip(old, input_parts, inputs, strict=True):
+        argument.replace_all_uses_with(_unpacked(ops, flats[part.group], part, layout))
+        entry.erase_arg(argument)
+    if (first := entry.first_op) is None:
+        entry.add_ops(ops)
+    else:
+        entry.insert_ops_before(ops, first)
+    _return_packed(ret, results, outputs, packed_outputs.types())
+    function.function_type = FunctionType.from_lists(
+        packed_inputs.types(), packed_outputs.types()
     )
-    ops.append(call)
-    flats: list[SSAValue] = []
-    for type in packed_outputs.types():
-        empty = tensor.EmptyOp((), type)
-        ops.append(empty)
-        flats.append(empty.tensor)
-    for (part, from_input), layout, value in zip(
-        results, outputs, call.results, strict=True
-    ):
-        if not from_input and layout is not None:
-            flat = _flat(ops, value, layout)
-            insert = tensor.InsertSliceOp.from_static_parameters(
-                flat, flats[part.group], [part.start], [part.stop - part.start]
-            )
-            ops.append(insert)
-            flats[part.group] = insert.result
-    ops.append(func.ReturnOp(*flats))
-    block.add_ops(ops)
-    name = function.sym_name.data + SUFFIX
-    wrapper = func.FuncOp(
-        name,
-        FunctionType.from_lists(packed_inputs.types(), packed_outputs.types()),
-        Region(block),
-    )
-    module.body.block.add_op(wrapper)
-    function.sym_visibility = StringAttr("private")
     return Packing(
-        name,
+        function.sym_name.data,
         packed_inputs.dtypes(),
         tuple(packed_inputs.sizes),
         tuple(tuple(pieces) for pieces in packed_inputs.pieces),
@@ -283,18 +278,50 @@ def _wrap(module: ModuleOp, function: func.FuncOp, below: int) -> Packing | None
     )
 
 
-def _given_back(function: func.FuncOp) -> dict[int, int]:
-    """The results that `function` returns as it took them: the index of each
-    such result's argument, by the result's index (none for a function of
-    several blocks, such as a lowered `scf.while`)."""
-    blocks = list(function.body.blocks)
-    if len(blocks) != 1 or not isinstance(ret := blocks[0].last_op, func.ReturnOp):
-        return {}
-    return {
-        j: value.index
-        for j, value in enumerate(ret.arguments)
-        if isinstance(value, BlockArgument) and value.block is blocks[0]
-    }
+_CONTROL_FLOW = (scf.ForOp, scf.WhileOp, scf.IfOp, cf.BranchOp, cf.ConditionalBranchOp)
+"""Ops that keep a function from being packed: IREE 3.13 failed to compile
+the gradient of a gather (a loop adding element by element) with its inputs
+sliced out of one ("operand #0 does not dominate this use", after
+unrolling), and a program with a loop is rarely small."""
+
+
+def _called(module: ModuleOp, name: str) -> bool:
+    """Whether a function of `module` calls `@name` (whose signature then
+    stays as it is)."""
+    return any(
+        isinstance(op, func.CallOp) and op.callee.root_reference.data == name
+        for op in module.walk()
+    )
+
+
+def _return_packed(
+    ret: func.ReturnOp,
+    results: Sequence[Result],
+    outputs: Sequence[_Layout],
+    types: Sequence[TensorType],
+) -> None:
+    """Replace `ret` by a return of the packed results."""
+    ops: list[Operation] = []
+    flats: list[SSAValue] = []
+    for type in types:
+        empty = tensor.EmptyOp((), type)
+        ops.append(empty)
+        flats.append(empty.tensor)
+    for (part, from_input), layout, value in zip(
+        results, outputs, ret.arguments, strict=True
+    ):
+        if not from_input:
+            flat = _flat(ops, value, layout)
+            insert = tensor.InsertSliceOp.from_static_parameters(
+                flat, flats[part.group], [part.start], [part.stop - part.start]
+            )
+            ops.append(insert)
+            flats[part.group] = insert.result
+    ops.append(func.ReturnOp(*flats))
+    block = ret.parent_block()
+    assert block is not None
+    block.insert_ops_before(ops, ret)
+    block.erase_op(ret)
 
 
 def _index(ops: list[Operation], value: int) -> SSAValue:
