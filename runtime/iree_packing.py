@@ -333,40 +333,38 @@ def _index(ops: list[Operation], value: int) -> SSAValue:
 def _unpacked(
     ops: list[Operation], flat: SSAValue, part: Part, layout: _Layout
 ) -> SSAValue:
-    """The input `part` of `flat` as the entry takes it (appending the ops)."""
-    element = layout.element
-    if layout.scalar:
-        extract = tensor.ExtractOp(
-            flat, [_index(ops, part.start)], _STORAGE[element][0]
+    """The input `part` of `flat` as the entry takes it (appending the ops).
+    A tensor of one element is made from its element: IREE 3.13 failed to
+    compile a one-element slice expanded to `tensor<1x1xf32>` as a matrix
+    product's operand ("expected rank to be smaller or equal to the other
+    rank")."""
+    element, storage = layout.element, _STORAGE[layout.element][0]
+    rank = len(layout.shape)
+    if layout.size == 1:
+        index = _index(ops, part.start)
+        value: SSAValue = _append(ops, [tensor.ExtractOp(flat, [index], storage)])
+        if layout.scalar:
+            if element == i1:
+                value = _append(ops, [arith.TruncIOp(value, i1)])
+            return value
+        type = TensorType(storage, layout.shape)
+        value = _append(ops, [tensor.FromElementsOp(value, result_type=type)])
+    else:
+        slice = tensor.ExtractSliceOp.from_static_parameters(
+            flat, [part.start], [layout.size]
         )
-        ops.append(extract)
-        if element != i1:
-            return extract.result
-        truncated = arith.TruncIOp(extract.result, i1)
-        ops.append(truncated)
-        return truncated.result
-    size = part.stop - part.start
-    value: SSAValue = _append(
-        ops, [tensor.ExtractSliceOp.from_static_parameters(flat, [part.start], [size])]
-    )
+        value = _append(ops, [slice])
+        if rank > 1:
+            type = TensorType(storage, layout.shape)
+            expand = ExpandShapeOp(value, [], _all_dims(rank), layout.shape, type)
+            value = _append(ops, [expand])
     if element == i1:
         truncate = elementwise(
-            [value], TensorType(i1, [size]), lambda a: arith.TruncIOp(a[0], i1).result
+            [value],
+            TensorType(i1, layout.shape),
+            lambda a: arith.TruncIOp(a[0], i1).result,
         )
         value = _append(ops, truncate)
-    type = TensorType(element, layout.shape)
-    rank = len(layout.shape)
-    if rank == 0:
-        collapse = tensor.CollapseShapeOp.build(
-            operands=[value],
-            result_types=[type],
-            properties={"reassociation": ArrayAttr([])},
-        )
-        return _append(ops, [collapse])
-    if rank > 1:
-        return _append(
-            ops, [ExpandShapeOp(value, [], _all_dims(rank), layout.shape, type)]
-        )
     return value
 
 
