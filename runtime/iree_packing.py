@@ -52,8 +52,12 @@ from gradopt.dialect.upstream.tensor import ExpandShapeOp
 from gradopt.passes.convert_grad_to_standard import elementwise
 from gradopt.runtime.buffers import ALIGNMENT
 
-PACK_BELOW = 1 << 18
-"""The most bytes of inputs and results (256 KiB) of a packed program."""
+PACK_BELOW = 1 << 20
+"""The most bytes of inputs and results (1 MiB) of a packed program. Six
+inputs and six results of f32 elementwise ops, `IreeModule.call` packed
+against unpacked: 0.29x at 12 KiB, 0.54x at 768 KiB, 0.72x at 1.5 MiB,
+0.91x at 3 MiB, 1.68x at 12 MiB (bench/RESULTS.md); one MiB leaves room
+for programs of fewer inputs and results, which gain less."""
 
 _STORAGE: dict[Attribute, tuple[Attribute, np.dtype]] = {
     f32: (f32, np.dtype(np.float32)),
@@ -303,8 +307,8 @@ def _return_packed(
     """Replace `ret` by a return of the packed results."""
     ops: list[Operation] = []
     flats: list[SSAValue] = []
-    for type in types:
-        empty = tensor.EmptyOp((), type)
+    for flat_type in types:
+        empty = tensor.EmptyOp((), flat_type)
         ops.append(empty)
         flats.append(empty.tensor)
     for (part, from_input), layout, value in zip(
@@ -317,7 +321,7 @@ def _return_packed(
             )
             ops.append(insert)
             flats[part.group] = insert.result
-    ops.append(func.ReturnOp(*flats))
+    ops.append(type(ret)(*flats))  # func.return, or util.return in a util.func
     block = ret.parent_block()
     assert block is not None
     block.insert_ops_before(ops, ret)

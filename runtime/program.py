@@ -421,16 +421,25 @@ class Program:
         shapes, so that each value converts to its input's type as it is
         (no signature check, no `RunResult`). Each is converted as `run`
         converts it; the interpreter reads an aligned C-ordered array of the
-        right dtype in place. Other backends, and an entry with slots, go
-        through `run`."""
+        right dtype in place, and so does IREE (or copies it). `auto`, and
+        an entry with slots, go through `run`."""
         known = self.entry("main")
-        if backend != "numpy" or known.slots:
+        if backend not in BACKENDS or known.slots:
             return self.run(args=values, backend=backend).results
+        iree = backend == "iree"
         arrays = []
         for value, layout in zip(values, known.args, strict=True):
             array = np.asarray(value, layout.dtype, order="C")
             arrays.append(array if array.flags.aligned else array.copy())
-        return self.interpret("main", known.arguments((), arrays, False), None)
+        arguments = known.arguments((), arrays, iree)
+        if not iree:
+            return self.interpret("main", arguments, None)
+        return [
+            np.asarray(value, layout.dtype)  # IREE gives a scalar as a float
+            for value, layout in zip(
+                self.run_compiled("main", arguments), known.results, strict=True
+            )
+        ]
 
     @cached_property
     def largest_product(self) -> int:

@@ -76,6 +76,14 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 """
 
 
+UTIL_FUNC = """
+util.func public @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = arith.addf %x, %x : tensor<4xf32>
+  util.return %y : tensor<4xf32>
+}
+"""
+
+
 def inputs(seed: int) -> tuple[list[Any], list[Any]]:
     """Slots and staged inputs whose results are exact in float32 (small
     multiples of a half), so that IREE and the interpreter agree bit for bit."""
@@ -156,6 +164,13 @@ def test_only_small_entries_without_control_flow_nor_callers_are_packed() -> Non
     assert not iree_packing.pack_entries(iree._lowered(Program(LOOP).module))
     called = iree._lowered(Program(CALLED).module)
     assert list(iree_packing.pack_entries(called)) == ["main"]
+
+
+def test_a_util_func_is_packed_with_its_own_return() -> None:
+    lowered = iree._lowered(Program(UTIL_FUNC).module)
+    assert list(iree_packing.pack_entries(lowered)) == ["main"]
+    ops = [op.name for op in lowered.walk()]
+    assert "util.return" in ops and "func.return" not in ops
 
 
 @needs_iree
