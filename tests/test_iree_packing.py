@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,9 +17,12 @@ from test_iree import needs_iree
 from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
 
+import gradopt
+import gradopt.numpy as gnp
 from gradopt import Program
 from gradopt.runtime import iree, iree_packing
 from gradopt.runtime.buffers import ALIGNMENT
+from gradopt.tree_util import tree_leaves
 
 # Every kind of input and result: slots updated (%w, a 0-d %acc) and left
 # as they came (%keep), tensors of f32, i1 and i64, scalars of i32, f32 and
@@ -123,9 +127,10 @@ def programs(
         patch.setenv("GRADOPT_CACHE_DIR", str(tmp_path_factory.mktemp("iree")))
         packed = Program(PROGRAM)
         packed.compile_iree()
-        patch.setattr(iree_packing, "PACK_BELOW", 0)
         unpacked = Program(PROGRAM)
-        unpacked.compile_iree()
+        with pytest.MonkeyPatch.context() as unpacking:
+            unpacking.setattr(iree_packing, "PACK_BELOW", 0)
+            unpacked.compile_iree()
         yield packed, unpacked
 
 
@@ -239,3 +244,26 @@ def test_each_thread_packs_into_buffers_of_its_own(packed: Program) -> None:
     thread.start()
     thread.join()
     assert not any(np.shares_memory(a, b) for a in mine for b in theirs[0])
+
+
+@needs_iree
+def test_jit_on_iree_calls_the_packed_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`jit` on IREE (`Program.run_staged`) through the packed entry, with a
+    0-d input; integers in float32, so that the sums are exact in any order."""
+    monkeypatch.setenv("GRADOPT_CACHE_DIR", str(tmp_path))
+
+    def loss(w: Any, x: Any, k: Any) -> Any:
+        return gnp.sum(gnp.maximum(x @ w, 0.0) * k)
+
+    rng = np.random.default_rng(5)
+    w = rng.integers(-3, 4, (3, 2)).astype(np.float32)
+    x = rng.integers(-3, 4, (4, 3)).astype(np.float32)
+    k = np.float32(-2.0)
+    on_iree = gradopt.jit(gradopt.value_and_grad(loss), backend="iree")
+    found = on_iree(w, x, k)
+    program = on_iree.compile((w, x, k), {}).program
+    assert program.iree_module is not None and program.iree_module.packings
+    expected = gradopt.jit(gradopt.value_and_grad(loss))(w, x, k)
+    same_bits(list(tree_leaves(found)), list(tree_leaves(expected)))
