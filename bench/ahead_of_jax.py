@@ -23,14 +23,15 @@ JAX:
 - bare DRIVER: the compiled function invoked on buffer views made once, as
   `iree-benchmark-module` calls it: what is left when the call path costs
   nothing;
-- run DRIVER unpacked, bare DRIVER unpacked: for a program that gradopt
-  packs (a small one, `gradopt.runtime.iree_packing`), the same compiled
-  without packing, as it was called before.
+- with `--unpacked`, run DRIVER unpacked, bare DRIVER unpacked: for a
+  program that gradopt packs (a small one, `gradopt.runtime.iree_packing`),
+  the same compiled without packing, as it was called before.
 
 The load average (`os.getloadavg`) is printed before and after each step.
 
     python bench/ahead_of_jax.py [--rounds 30] [--steps large,small,cnn,attention]
                                  [--drivers local-task,local-sync] [--flags host]
+                                 [--unpacked]
     python bench/ahead_of_jax.py --call-path --rounds 2000
 """
 
@@ -148,13 +149,13 @@ def bare(module: iree.IreeModule, arrays: list[np.ndarray]) -> Callable:
 
 
 def measure(
-    name: str, drivers: list[str], rounds: int
+    name: str, drivers: list[str], rounds: int, unpacked_too: bool = False
 ) -> tuple[float, str, float, dict[str, float]]:
     """Compile seconds, the driver gradopt chooses, the largest relative
     difference of the loss from JAX's, and the median seconds of each side.
-    A program that gradopt packs (`gradopt.runtime.iree_packing`) is also
-    run unpacked (`run D unpacked`, `bare D unpacked`: the call path before
-    packing, on the same driver)."""
+    With `unpacked_too`, a program that gradopt packs
+    (`gradopt.runtime.iree_packing`) is also run unpacked (`run D unpacked`,
+    `bare D unpacked`: the call path before packing, on the same driver)."""
     spec = step(name)
     module = Program(spec.text, str(EXAMPLE)).module
     chosen = driver_for(module)
@@ -169,7 +170,7 @@ def measure(
         program = Program(spec.text)
         loaded = program.iree_module = iree.load(program.module, driver)
         variants = [("", program, loaded)]
-        if loaded.packings:
+        if loaded.packings and unpacked_too:
             unpacked = unpacked or iree.compile_text(iree.lower(program.module))
             plain = Program(spec.text)
             plain.iree_module = iree.IreeModule(unpacked, driver)
@@ -249,6 +250,11 @@ def main() -> None:
         help="compile with one of `FLAG_SETS` (default: gradopt's)",
     )
     arguments.add_argument(
+        "--unpacked",
+        action="store_true",
+        help="also run a packed program unpacked (see `measure`)",
+    )
+    arguments.add_argument(
         "--call-path",
         action="store_true",
         help="time the pieces of the small step's call instead (see `call_path`)",
@@ -269,7 +275,7 @@ def main() -> None:
         for name in args.steps.split(","):
             before = os.getloadavg()[0]
             compiled, chosen, difference, medians = measure(
-                name, args.drivers.split(","), args.rounds
+                name, args.drivers.split(","), args.rounds, args.unpacked
             )
             after = os.getloadavg()[0]
             print(

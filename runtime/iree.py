@@ -404,8 +404,8 @@ def _config(driver: str) -> object:
 class IreeModule:
     """A compiled program loaded into the IREE runtime, ready to be called;
     `driver` may also be `local-sync`, which runs on the calling thread.
-    An entry in `packings` is called through its packed wrapper
-    (`gradopt.runtime.iree_packing`)."""
+    An entry in `packings` was compiled to take and give one flat buffer per
+    element type (`gradopt.runtime.iree_packing`)."""
 
     def __init__(
         self,
@@ -506,8 +506,8 @@ class IreeModule:
         IREE once (mapped, and in a list of their views ready to invoke
         with): a fresh buffer each call cost 26 us more on the small MLP
         step than one used again (its pages are new each time). Each thread
-        has its own, so that concurrent calls do not share them; a call
-        returns before IREE is done reading them."""
+        has its own, so that concurrent calls do not share them; IREE is
+        done reading them when a call returns (the results are ready)."""
         staged = getattr(self.staging, "buffers", None)
         if staged is None:
             staged = self.staging.buffers = {}
