@@ -219,7 +219,7 @@ def call_path(rounds: int) -> dict[str, float]:
     sides: dict[str, Callable[[], object]] = {
         "bare": packed_bare_call(module, aligned),
         "pack the inputs": lambda: packing.pack(aligned, flats),
-        "unpack the results": lambda: packing.unpack(flats, results),
+        "unpack the results": lambda: packing.unpack(aligned, results),
         "IreeModule.call": lambda: module.call("main", aligned),
         "Program.run": lambda: program.run(slots=aligned, backend="iree"),
         "bare unpacked": bare_call(unpacked, aligned),

@@ -16,7 +16,7 @@ never shares memory with an input, nor with another result, by
 construction. A function that another one calls keeps its signature.
 
 A result that the entry returns as it took it (a slot left unchanged, an
-input given back) is not packed: it is a copy of its packed input.
+input given back) is not packed: it is a copy of the argument.
 
 Only a program whose inputs and results together hold at most `PACK_BELOW`
 bytes is packed: the copy of a large input costs more than importing it in
@@ -84,11 +84,11 @@ class Part(NamedTuple):
 
 
 class Result(NamedTuple):
-    """Where one result comes from: the packed results, or (`from_input`) the
-    packed inputs, which it is copied from."""
+    """Where one result lies in the packed results, or (`argument`, its
+    index) which argument it is, given back as it came: a copy of it."""
 
     part: Part
-    from_input: bool
+    argument: int | None
 
 
 @dataclass(frozen=True)
@@ -115,23 +115,25 @@ class Packing:
         for pieces, flat in zip(self.pieces, flats, strict=True):
             np.concatenate(
                 [
-                    _flat_argument(arguments[p]) if isinstance(p, int) else p
+                    p if type(p) is not int else _flat_argument(arguments[p])
                     for p in pieces
                 ],
                 out=flat,
             )
 
     def unpack(
-        self, inputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray]
+        self, arguments: Sequence[np.ndarray | float], outputs: Sequence[np.ndarray]
     ) -> list[np.ndarray]:
-        """The entry's results: views of the flat `outputs` or, for a result
-        that is an input as it came, a copy of its part of the flat `inputs`."""
+        """The entry's results: views of the flat `outputs`, or copies of the
+        arguments given back as they came."""
         results = []
-        for part, from_input in self.results:
-            flat = (inputs if from_input else outputs)[part.group]
-            # a view made directly (0.5 us; a slice reshaped took 0.8)
-            array = np.ndarray(part.shape, part.dtype, flat, part.offset)
-            results.append(array.copy() if from_input else array)
+        for part, argument in self.results:
+            if argument is None:
+                # a view made directly (0.5 us; a slice reshaped took 0.8)
+                flat = outputs[part.group]
+                results.append(np.ndarray(part.shape, part.dtype, flat, part.offset))
+            else:
+                results.append(np.array(arguments[argument], part.dtype))
         return results
 
 
@@ -254,9 +256,9 @@ def _pack(module: ModuleOp, function: func.FuncOp, below: int) -> Packing | None
     results: list[Result] = []
     for j, layout in enumerate(outputs):
         if (argument := given.get(j)) is not None:
-            results.append(Result(input_parts[argument], True))
+            results.append(Result(input_parts[argument], argument))
         else:
-            results.append(Result(packed_outputs.add(layout, j), False))
+            results.append(Result(packed_outputs.add(layout, j), None))
     old = list(entry.args)
     flats = [entry.insert_arg(t, len(entry.args)) for t in packed_inputs.types()]
     ops: list[Operation] = []
@@ -311,10 +313,10 @@ def _return_packed(
         empty = tensor.EmptyOp((), flat_type)
         ops.append(empty)
         flats.append(empty.tensor)
-    for (part, from_input), layout, value in zip(
+    for (part, argument), layout, value in zip(
         results, outputs, ret.arguments, strict=True
     ):
-        if not from_input:
+        if argument is None:
             flat = _flat(ops, value, layout)
             insert = tensor.InsertSliceOp.from_static_parameters(
                 flat, flats[part.group], [part.start], [part.stop - part.start]
