@@ -28,10 +28,12 @@ JAX:
   the same compiled without packing, as it was called before.
 
 The load average (`os.getloadavg`) is printed before and after each step.
+With `--block N` each side is called N times back to back, the blocks in
+turn `--rounds` times (`in_blocks`), instead of the sides call by call.
 
     python bench/ahead_of_jax.py [--rounds 30] [--steps large,small,cnn,attention]
                                  [--drivers local-task,local-sync] [--flags host]
-                                 [--unpacked]
+                                 [--unpacked] [--block N]
     python bench/ahead_of_jax.py --call-path --rounds 2000
 """
 
@@ -148,8 +150,30 @@ def bare(module: iree.IreeModule, arrays: list[np.ndarray]) -> Callable:
     return bare_call(module, arrays)
 
 
+def in_blocks(
+    sides: dict[str, Callable[[], object]], rounds: int, block: int
+) -> dict[str, float]:
+    """The median seconds of each side, called `block` times back to back
+    (as a training loop calls one step), the sides' blocks in turn `rounds`
+    times. Interleaved call by call, JAX's time depends on what runs between
+    its calls: its worker threads park, and the side after it shares the
+    cores with their spinning (bench/RESULTS.md)."""
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    for _ in range(rounds):
+        for name, side in sides.items():
+            for _ in range(block):
+                started = time.perf_counter()
+                side()
+                times[name].append(time.perf_counter() - started)
+    return {name: float(np.median(t)) for name, t in times.items()}
+
+
 def measure(
-    name: str, drivers: list[str], rounds: int, unpacked_too: bool = False
+    name: str,
+    drivers: list[str],
+    rounds: int,
+    unpacked_too: bool = False,
+    block: int = 1,
 ) -> tuple[float, str, float, dict[str, float]]:
     """Compile seconds, the driver gradopt chooses, the largest relative
     difference of the loss from JAX's, and the median seconds of each side.
@@ -192,7 +216,12 @@ def measure(
         side()
     gc.disable()
     try:
-        return compiled, chosen, difference, interleaved(sides, rounds)
+        medians = (
+            interleaved(sides, rounds)
+            if block == 1
+            else in_blocks(sides, rounds, block)
+        )
+        return compiled, chosen, difference, medians
     finally:
         gc.enable()
 
@@ -250,6 +279,12 @@ def main() -> None:
         help="compile with one of `FLAG_SETS` (default: gradopt's)",
     )
     arguments.add_argument(
+        "--block",
+        type=int,
+        default=1,
+        help="call each side this many times back to back (see `in_blocks`)",
+    )
+    arguments.add_argument(
         "--unpacked",
         action="store_true",
         help="also run a packed program unpacked (see `measure`)",
@@ -275,7 +310,7 @@ def main() -> None:
         for name in args.steps.split(","):
             before = os.getloadavg()[0]
             compiled, chosen, difference, medians = measure(
-                name, args.drivers.split(","), args.rounds, args.unpacked
+                name, args.drivers.split(","), args.rounds, args.unpacked, args.block
             )
             after = os.getloadavg()[0]
             print(
