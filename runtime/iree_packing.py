@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import NamedTuple, cast
 
 import numpy as np
-from xdsl.dialects import arith, cf, func, scf, tensor
+from xdsl.dialects import arith, func, scf, tensor
 from xdsl.dialects.builtin import (
     ArrayAttr,
     FunctionType,
@@ -164,6 +164,9 @@ def _flat_argument(argument: np.ndarray | float) -> np.ndarray:
 
 
 class _Layout(NamedTuple):
+    """An input or result of `shape` (`()` for a scalar or a 0-d tensor) and
+    `element`, a tensor unless `scalar`."""
+
     element: Attribute
     shape: tuple[int, ...]
     scalar: bool
@@ -200,6 +203,8 @@ class _Groups:
         self.pieces: list[list[int | np.ndarray]] = []
 
     def add(self, layout: _Layout, index: int) -> Part:
+        """Lay the input or result `index` of `layout` out after the others
+        of its element type."""
         if layout.element not in self.elements:
             self.elements.append(layout.element)
             self.sizes.append(0)
@@ -239,11 +244,12 @@ def _pack(module: ModuleOp, function: func.FuncOp, below: int) -> Packing | None
     )
     if (
         storage > below
+        or len(function.body.blocks) != 1
         or _called(module, function.sym_name.data)
         or any(isinstance(op, _CONTROL_FLOW) for op in function.walk())
     ):
         return None
-    entry = function.body.block  # one block: no control flow
+    entry = function.body.block
     ret = entry.last_op
     assert isinstance(ret, func.ReturnOp)
     given = {  # the results returned as they came: their arguments' indices
@@ -284,11 +290,11 @@ def _pack(module: ModuleOp, function: func.FuncOp, below: int) -> Packing | None
     )
 
 
-_CONTROL_FLOW = (scf.ForOp, scf.WhileOp, scf.IfOp, cf.BranchOp, cf.ConditionalBranchOp)
-"""Ops that keep a function from being packed: IREE 3.13 failed to compile
-the gradient of a gather (a loop adding element by element) with its inputs
-sliced out of one ("operand #0 does not dominate this use", after
-unrolling), and a program with a loop is rarely small."""
+_CONTROL_FLOW = (scf.ForOp, scf.WhileOp, scf.IfOp)
+"""Ops that keep a function from being packed, as blocks do: IREE 3.13
+failed to compile the gradient of a gather (a loop adding element by
+element) with its inputs sliced out of one ("operand #0 does not dominate
+this use", after unrolling), and a program with a loop is rarely small."""
 
 
 def _called(module: ModuleOp, name: str) -> bool:
