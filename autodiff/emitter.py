@@ -83,8 +83,8 @@ class Emitter(UpstreamBuilder):
         self.result: SSAValue | None = None
         """The result whose rule a walk calls (for ops of several results)."""
         self.path: Container[SSAValue] | None = None
-        """The values on the path of the walk that calls a joint rule (None:
-        all): the rule need not build the shares of its other inputs."""
+        """The values on the path of the walk that calls a rule (None: all):
+        the rule need not build the shares of its other inputs."""
 
     def insert(self, op: Operation) -> SSAValue:
         op.location = self.location

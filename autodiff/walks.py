@@ -215,6 +215,7 @@ def backward_walk_from(
             ):
                 rule = _reverse_rule(e, value.op)
                 e.result = value
+                e.path = path
                 for operand, share in zip(
                     inputs_of(value), rule(e, value.op, g), strict=True
                 ):

@@ -1,4 +1,4 @@
-"""The issue-22 tanh RNN from Python: N steps, 16 wide, written with
+"""The issue-22 tanh RNN from Python: N steps, 16 wide (or WIDTH), written with
 `gradopt.lax.scan` and differentiated by `gradopt.jit(gradopt.grad(...))`
 (the gradient of the final state's squared norm with respect to the initial
 state, the inputs and the weights), beside the same model in JAX with
@@ -13,11 +13,13 @@ background; its call is timed once the switch to IREE has come (the
 seconds from the first call to it are printed). The gradients are checked
 against JAX's. With `--plain`, also on IREE as lowered before
 `runtime/iree_loops` (no loop rewrites, the flags of a program without
-loops), for a before/after in one run. Run it with a fresh
+loops), for a before/after in one run; with `--host`, also on IREE
+without `runtime/iree_dispatch`'s regions (every loop run on the host, as
+before it). Run it with a fresh
 `GRADOPT_CACHE_DIR` for a cold IREE cache ("auto" is run first, so that its
 compile is not a hit on "iree"'s).
 
-    GRADOPT_CACHE_DIR=$(mktemp -d) python bench/lax_rnn.py [N] [--plain]
+    GRADOPT_CACHE_DIR=$(mktemp -d) python bench/lax_rnn.py [N [WIDTH]] [--plain|--host]
 """
 
 from __future__ import annotations
@@ -70,22 +72,39 @@ def plain_lowering() -> Iterator[None]:
     """IREE's lowering and flags as before the loop rewrites."""
     from gradopt.runtime import iree
 
-    saved = (iree.unroll_loops, iree.compile_flags)
-    iree.unroll_loops = lambda module: 0
+    saved = (iree.unroll_loops, iree.compile_flags, iree.dispatch_loops)
+    iree.unroll_loops = iree.dispatch_loops = lambda module: 0
     iree.compile_flags = lambda text: iree.COMPILE_FLAGS
     try:
         yield
     finally:
-        iree.unroll_loops, iree.compile_flags = saved
+        iree.unroll_loops, iree.compile_flags, iree.dispatch_loops = saved
+
+
+@contextmanager
+def host_loops() -> Iterator[None]:
+    """IREE's lowering without dispatch regions: every loop on the host."""
+    from gradopt.runtime import iree
+
+    saved = iree.dispatch_loops
+    iree.dispatch_loops = lambda module: 0
+    try:
+        yield
+    finally:
+        iree.dispatch_loops = saved
+
+
+CONTEXTS = {"iree plain": plain_lowering, "iree host": host_loops}
 
 
 def main() -> None:
     numbers = [a for a in sys.argv[1:] if not a.startswith("--")]
     n = int(numbers[0]) if numbers else 1000
+    width = int(numbers[1]) if len(numbers) > 1 else WIDTH
     rng = np.random.default_rng(0)
-    h0 = rng.uniform(-1, 1, WIDTH).astype(np.float32)
-    xs = rng.uniform(-1, 1, (n, WIDTH)).astype(np.float32)
-    w = (rng.uniform(-1, 1, (WIDTH, WIDTH)) / 4).astype(np.float32)
+    h0 = rng.uniform(-1, 1, width).astype(np.float32)
+    xs = rng.uniform(-1, 1, (n, width)).astype(np.float32)
+    w = (rng.uniform(-1, 1, (width, width)) / np.sqrt(width)).astype(np.float32)
     args = (h0, xs, w)
     rows: list[tuple[str, float, float]] = []
     found: dict[str, Any] = {}
@@ -105,6 +124,7 @@ def main() -> None:
 
     backends = ["auto", "numpy", "iree"]
     backends += ["iree plain"] if "--plain" in sys.argv else []
+    backends += ["iree host"] if "--host" in sys.argv else []
     for backend in backends:
         traced = gradopt.jit(
             gradopt.grad(model(gnp, lax), (0, 1, 2)), backend.split()[0]
@@ -117,8 +137,8 @@ def main() -> None:
             print(f"auto: on IREE {time.perf_counter() - started:.2f} s after its call")
 
         def call(traced: Any = traced, backend: str = backend) -> Any:
-            if backend == "iree plain":
-                with plain_lowering():
+            if backend in CONTEXTS:
+                with CONTEXTS[backend]():
                     found[backend] = traced(*args)
             else:
                 found[backend] = traced(*args)
@@ -129,7 +149,7 @@ def main() -> None:
             (f"gradopt lax.scan, jit(grad), {backend}", *timed(call, 7, between))
         )
 
-    print(f"tanh RNN, {n} steps, {WIDTH} wide: the gradient of |h_N|^2")
+    print(f"tanh RNN, {n} steps, {width} wide: the gradient of |h_N|^2")
     print(f"{'':38} {'preparation':>12} {'call':>10} {'per step':>10}")
     for name, first, steady in rows:
         print(

@@ -48,6 +48,7 @@ from gradopt.frontend.array import (
     result_dtype,
 )
 from gradopt.frontend.einsum import einsum
+from gradopt.frontend.float0 import FLOAT0 as float0
 from gradopt.frontend.floats import (
     ceil,
     copysign,
@@ -639,6 +640,7 @@ __all__ = [
     "expm1",
     "eye",
     "flip",
+    "float0",
     "float32",
     "floor",
     "floor_divide",

@@ -48,6 +48,7 @@ from gradopt.frontend.array import (
     trace,
 )
 from gradopt.frontend.control_flow import marked
+from gradopt.frontend.float0 import FLOAT0, integral, is_float0, placed, zeros
 from gradopt.frontend.lax_numpy import asarray, full
 from gradopt.frontend.trace import (
     Trace,
@@ -76,6 +77,9 @@ class Compiled:
     module: ModuleOp
     program: Program
     out_tree: TreeDef
+    float0s: tuple[np.ndarray | None, ...] | None = None
+    """The float0 leaves of the results (None for the others), which the
+    program does not return; None if there are none."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +126,8 @@ class Traced:
                 results = compiled.program.run_staged(leaves, self.backend)
             except GradoptError as failure:
                 raise relocated(failure) from None
+            if compiled.float0s is not None:
+                return compiled.out_tree.unflatten(placed(compiled.float0s, results))
             return compiled.out_tree.unflatten(iter(results))
         except GradoptError as failure:
             raise failure.with_traceback(
@@ -171,18 +177,20 @@ class Traced:
             raise error("static arguments must be hashable") from None
         if (known := self.cache.get(key)) is not None:
             return known
-        in_tree = flatten(dynamic)[1]
+        all_leaves, in_tree = flatten(dynamic)
         types = [_input_type(leaf) for leaf in leaves]
         active = Trace(types)
         with tracing(active):
-            inputs = iter(Array(active, a) for a in active.block.args)
-            positional, keywords = in_tree.unflatten(inputs)
+            inputs = (Array(active, a) for a in active.block.args)
+            template = [leaf if is_float0(leaf) else None for leaf in all_leaves]
+            positional, keywords = in_tree.unflatten(placed(template, inputs))
             rebuilt = list(positional)
             for i, value in static:
                 rebuilt.insert(i, value)
             out = self.body(tuple(rebuilt), keywords, True)
             out_leaves, out_tree = flatten(out)
-            results = [_output(leaf) for leaf in out_leaves]
+            float0s = tuple(leaf if is_float0(leaf) else None for leaf in out_leaves)
+            results = [_output(leaf) for leaf in out_leaves if not is_float0(leaf)]
             active.emit(ReturnOp(*(r.value for r in results)))
         function = FuncOp(
             "main", (types, [r.type for r in results]), Region(active.block)
@@ -192,7 +200,8 @@ class Traced:
             program = Program(module, self.name)
         except GradoptError as failure:
             raise relocated(failure) from None
-        compiled = Compiled(module, program, out_tree)
+        kept = float0s if any(leaf is not None for leaf in float0s) else None
+        compiled = Compiled(module, program, out_tree, kept)
         self.cache.put(
             key, compiled, module_bytes(program.module), JIT_CACHE_ENTRIES, _budget()
         )
@@ -224,9 +233,14 @@ def _structure(tree: Any, leaves: list[Any]) -> object:
     compared field by field in Python (`bench/jit_call.py`: the lookup of a
     small step's signature took 54 us, 15 us with this key, at load 18)."""
     if type(tree) is np.ndarray:  # most leaves: checked first
-        leaves.append(tree)
         dtype = tree.dtype
-        return dtype if dtype in ELEMENTS else canonical_dtype(dtype), tree.shape
+        if dtype in ELEMENTS:
+            leaves.append(tree)
+            return dtype, tree.shape
+        if dtype == FLOAT0:  # a constant of the trace, not an argument
+            return dtype, tree.shape
+        leaves.append(tree)
+        return canonical_dtype(dtype), tree.shape
     if isinstance(tree, (tuple, list)):
         return (type(tree), *[_structure(child, leaves) for child in tree])
     if isinstance(tree, dict):
@@ -234,6 +248,8 @@ def _structure(tree: Any, leaves: list[Any]) -> object:
         return (dict, keys, *[_structure(tree[key], leaves) for key in keys])
     if tree is None:
         return None
+    if is_float0(tree):
+        return FLOAT0, np.shape(tree)
     leaves.append(tree)
     return _signature(tree)
 
@@ -304,12 +320,40 @@ def _results(op: DifferentiationOp) -> list[Array]:
     return [Array(trace(), r) for r in op.results]
 
 
+@dataclass
+class Targets:
+    """The arguments of a differentiated call, with the differentiated ones
+    as arrays (the float32 ones fresh copies unless the call's own block
+    arguments); the leaves of those, in order, and their structures; the
+    float32 leaves, which it differentiates with respect to; and, leaf by
+    leaf, None for such a target or the float0 zeros that stand for the
+    derivative of an int32 or bool one."""
+
+    values: list[Any]
+    leaves: list[Array]
+    trees: list[TreeDef]
+    arrays: list[Array]
+    float0s: list[np.ndarray | None]
+
+    def unflatten(self, derivatives: Sequence[Any]) -> list[Any]:
+        """The differentiated arguments' structures holding `derivatives`
+        (one per target) and the float0 zeros."""
+        leaves = placed(self.float0s, derivatives)
+        return [tree.unflatten(leaves) for tree in self.trees]
+
+
 def _targets(
-    args: tuple[Any, ...], argnums: Sequence[int], fresh: bool, what: str
-) -> tuple[list[Any], list[Array], list[TreeDef]]:
-    """The arguments with the differentiated ones as arrays (fresh copies
-    unless `fresh`), the flat list of those, and their structures."""
-    values, targets, trees = list(args), [], []
+    args: tuple[Any, ...],
+    argnums: Sequence[int],
+    fresh: bool,
+    what: str,
+    allow_int: bool,
+) -> Targets:
+    """The arguments `argnums` of `args` made ready to differentiate with
+    respect to (see `Targets`); an int32 or bool one is an error unless
+    `allow_int`, as in JAX."""
+    values = list(args)
+    targets = Targets(values, [], [], [], [])
     for i in argnums:
         if not -len(values) <= i < len(values):
             raise error(
@@ -317,18 +361,24 @@ def _targets(
             )
         leaves, tree = flatten(values[i])
         arrays = [asarray(leaf) for leaf in leaves]
-        for array in arrays:
-            if array.dtype != FLOAT32:
-                raise error(
-                    f"{what}: argument {i} holds {array.dtype} data: only float32 "
-                    "values can be differentiated"
-                )
-        if not fresh:
-            arrays = [_target_copy(a) for a in arrays]
-        values[i] = tree.unflatten(iter(arrays))
-        targets += arrays
-        trees.append(tree)
-    return values, targets, trees
+        integers = [a.dtype for a in arrays if a.dtype != FLOAT32]
+        if integers and not allow_int:
+            raise error(
+                f"{what}: argument {i} holds {integers[0]} data: only float32 "
+                "values can be differentiated (allow_int=True gives float0 "
+                "zeros for an int32 or bool one, as in JAX)"
+            )
+        copies = [a if a.dtype != FLOAT32 or fresh else _target_copy(a) for a in arrays]
+        values[i] = tree.unflatten(iter(copies))
+        targets.leaves += copies
+        for a in copies:
+            if a.dtype == FLOAT32:
+                targets.arrays.append(a)
+                targets.float0s.append(None)
+            else:
+                targets.float0s.append(zeros(a.shape))
+        targets.trees.append(tree)
+    return targets
 
 
 def _target_copy(x: Array) -> Array:
@@ -352,19 +402,18 @@ def _split_aux(out: Any, has_aux: bool, what: str) -> tuple[Any, Any]:
     return out[0], out[1]
 
 
-def _unflatten(trees: list[TreeDef], leaves: list[Array]) -> list[Any]:
-    stream = iter(leaves)
-    return [tree.unflatten(stream) for tree in trees]
-
-
 def _value_and_grad_body(
-    f: Callable[..., Any], argnums: int | Sequence[int], has_aux: bool, what: str
+    f: Callable[..., Any],
+    argnums: int | Sequence[int],
+    has_aux: bool,
+    allow_int: bool,
+    what: str,
 ) -> Callable[[tuple[Any, ...], dict[str, Any], bool], tuple[Any, Any, Any]]:
     def body(
         args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool
     ) -> tuple[Any, Any, Any]:
-        values, targets, trees = _targets(args, _argnums(argnums), fresh, what)
-        loss, aux = _split_aux(f(*values, **kwargs), has_aux, what)
+        targets = _targets(args, _argnums(argnums), fresh, what, allow_int)
+        loss, aux = _split_aux(f(*targets.values, **kwargs), has_aux, what)
         loss = asarray(loss)
         if loss.shape != () or loss.dtype != FLOAT32:
             raise error(
@@ -372,11 +421,11 @@ def _value_and_grad_body(
                 f"{loss.dtype} data of shape {loss.shape}"
             )
         grads = (
-            _results(GradientOp(loss.value, [t.value for t in targets]))
-            if targets
+            _results(GradientOp(loss.value, [t.value for t in targets.arrays]))
+            if targets.arrays
             else []
         )
-        trees_out = _unflatten(trees, grads)
+        trees_out = targets.unflatten(grads)
         result = trees_out[0] if isinstance(argnums, int) else tuple(trees_out)
         return loss, aux, result
 
@@ -384,11 +433,15 @@ def _value_and_grad_body(
 
 
 def grad(
-    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+    f: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    allow_int: bool = False,
 ) -> Traced:
     """The gradient of `f` (a float32 scalar) with respect to argument
-    `argnums` (a tuple of them gives a tuple), as `jax.grad`."""
-    body = _value_and_grad_body(f, argnums, has_aux, "grad")
+    `argnums` (a tuple of them gives a tuple), as `jax.grad`: an int32 or
+    bool argument is an error, or with `allow_int` has float0 zeros."""
+    body = _value_and_grad_body(f, argnums, has_aux, allow_int, "grad")
 
     def gradient(args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool) -> Any:
         _, aux, grads = body(args, kwargs, fresh)
@@ -398,11 +451,14 @@ def grad(
 
 
 def value_and_grad(
-    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+    f: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    allow_int: bool = False,
 ) -> Traced:
     """`(f(*args), grad(f)(*args))` from one trace; with `has_aux`,
     `((loss, aux), grads)`."""
-    body = _value_and_grad_body(f, argnums, has_aux, "value_and_grad")
+    body = _value_and_grad_body(f, argnums, has_aux, allow_int, "value_and_grad")
 
     def value_and_gradient(
         args: tuple[Any, ...], kwargs: dict[str, Any], fresh: bool
@@ -433,35 +489,38 @@ def _cached(f: Callable[..., Any], key: object, make: Callable[[], Traced]) -> T
 def _vjp_traced(
     f: Callable[..., Any], primals: tuple[Any, ...], has_aux: bool, fresh: bool
 ) -> tuple[Any, Callable[[Any], tuple[Any, ...]], Any]:
-    args, targets, trees = _targets(primals, range(len(primals)), fresh, "vjp")
-    out, aux = _split_aux(f(*args), has_aux, "vjp")
+    targets = _targets(primals, range(len(primals)), fresh, "vjp", True)
+    out, aux = _split_aux(f(*targets.values), has_aux, "vjp")
     out_leaves, out_tree = flatten(out)
     outputs = [asarray(leaf) for leaf in out_leaves]
+    arrays = targets.arrays
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
         leaves, tree = flatten(cotangent)
         if tree != out_tree:
             raise error("vjp: the cotangent must have the structure of the output")
-        sums: list[Array | None] = [None] * len(targets)
+        sums: list[Array | None] = [None] * len(arrays)
         for y, leaf in zip(outputs, leaves, strict=True):
-            ct = asarray(leaf)
+            ct = leaf if is_float0(leaf) else asarray(leaf)
             if ct.shape != y.shape:
                 raise error(
                     f"vjp: a cotangent of shape {ct.shape} for an output of "
                     f"shape {y.shape}"
                 )
-            if y.dtype != FLOAT32 or not targets:
+            if y.dtype != FLOAT32 or not arrays:
                 continue
+            if is_float0(ct):
+                raise error(_float0_for_float32("vjp: a cotangent", y))
             ct = ct if ct.dtype == FLOAT32 else asarray(ct, FLOAT32)
-            shares = _results(VjpOp(y.value, ct.value, [t.value for t in targets]))
+            shares = _results(VjpOp(y.value, ct.value, [t.value for t in arrays]))
             sums = [
                 g if s is None else add(s, g) for s, g in zip(sums, shares, strict=True)
             ]
         grads = [
             s if s is not None else full(t.shape, 0.0, FLOAT32)
-            for s, t in zip(sums, targets, strict=True)
+            for s, t in zip(sums, arrays, strict=True)
         ]
-        return tuple(_unflatten(trees, grads))
+        return tuple(targets.unflatten(grads))
 
     return out, vjp_fn, aux
 
@@ -502,25 +561,24 @@ def _jvp_traced(
         raise error("jvp: primals and tangents must be tuples (or lists)")
     if len(primals) != len(tangents):
         raise error(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
-    args, targets, trees = _targets(tuple(primals), range(len(primals)), fresh, "jvp")
+    targets = _targets(tuple(primals), range(len(primals)), fresh, "jvp", True)
     leaves, tree = flatten(tuple(tangents))
-    if tree.children != tuple(trees):
+    if tree.children != tuple(targets.trees):
         raise error("jvp: the tangents must have the structure of the primals")
-    directions = [asarray(t) for t in leaves]
-    for x, t in zip(targets, directions, strict=True):
-        if t.type != x.type:
-            raise error(
-                f"jvp: a tangent of {t.dtype} data of shape {t.shape} for a primal "
-                f"of {x.dtype} data of shape {x.shape}"
-            )
-    out, aux = _split_aux(f(*args), has_aux, "jvp")
+    directions: list[Array] = []
+    for x, t in zip(targets.leaves, leaves, strict=True):
+        directions += _direction(x, t)
+    out, aux = _split_aux(f(*targets.values), has_aux, "jvp")
     out_leaves, out_tree = flatten(out)
-    tangents_out = []
+    tangents_out: list[Any] = []
     for leaf in out_leaves:
         y = asarray(leaf)
+        if integral(y.dtype):
+            tangents_out.append(zeros(y.shape))
+            continue
         total = None
         if y.dtype == FLOAT32:
-            for x, t in zip(targets, directions, strict=True):
+            for x, t in zip(targets.arrays, directions, strict=True):
                 (term,) = _results(JvpOp(y.value, x.value, t.value))
                 total = term if total is None else add(total, term)
         tangents_out.append(total if total is not None else full(y.shape, 0.0))
@@ -528,11 +586,43 @@ def _jvp_traced(
     return (out, tangent, aux) if has_aux else (out, tangent)
 
 
+def _float0_for_float32(what: str, x: Array) -> str:
+    return (
+        f"{what} of dtype float0 for a float32 value of shape {x.shape}: float0 "
+        "is the derivative of int32 and bool values only"
+    )
+
+
+def _direction(x: Array, t: Any) -> list[Array]:
+    """The tangent `t` of primal `x` as a direction to differentiate in (none
+    for an int32 or bool `x`, whose tangent must be float0, as in JAX)."""
+    if integral(x.dtype):
+        if is_float0(t) and np.shape(t) == x.shape:
+            return []
+        dtype = "a float0 array" if is_float0(t) else f"{asarray(t).dtype} data"
+        raise error(
+            f"jvp: a tangent of {dtype} of shape {np.shape(t)} for a primal of "
+            f"{x.dtype} data of shape {x.shape}: an int32 or bool primal takes "
+            f"float0 zeros of its shape, np.zeros({x.shape}, gradopt.numpy.float0) "
+            "(the dtype jax.dtypes.float0 is)"
+        )
+    if is_float0(t):
+        raise error(_float0_for_float32("jvp: a tangent", x))
+    direction = asarray(t)
+    if direction.type != x.type:
+        raise error(
+            f"jvp: a tangent of {direction.dtype} data of shape {direction.shape} "
+            f"for a primal of {x.dtype} data of shape {x.shape}"
+        )
+    return [direction]
+
+
 def jvp(
     f: Callable[..., Any], primals: Any, tangents: Any, has_aux: bool = False
 ) -> tuple[Any, ...]:
     """`(f(*primals), J·tangents)` by forward mode, as `jax.jvp`; with
-    `has_aux`, `(out, tangent, aux)`."""
+    `has_aux`, `(out, tangent, aux)`. An int32 or bool primal takes a float0
+    tangent, and an int32 or bool output has one."""
     if current_trace() is not None:
         return _jvp_traced(f, primals, tangents, False, has_aux)
 

@@ -535,7 +535,7 @@ class _PlanBuilder:
         """What running `op` calls, and the values it takes, in order."""
         if isinstance(op, KernelOp):
             return op.kernel(), op.operands
-        # loaded with the first upstream op: it imports xDSL's linalg
+        # loaded with the first upstream op, as `upstream` loads linalg's kernels
         from gradopt.interpreter.upstream import kernel_of
 
         if (found := kernel_of(op, self.plan_region)) is not None:

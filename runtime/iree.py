@@ -50,6 +50,7 @@ from gradopt.passes.convert_grad_to_standard import ConvertGradToStandardPass
 from gradopt.passes.gather_windows import GATHERED, GatherWindowsPass
 from gradopt.runtime.buffers import importable
 from gradopt.runtime.iree_branches import copy_branch_results
+from gradopt.runtime.iree_dispatch import DispatchRegionOp, dispatch_loops
 from gradopt.runtime.iree_driver import driver_for
 from gradopt.runtime.iree_elements import linearize_element_accesses
 from gradopt.runtime.iree_errors import compile_failure
@@ -99,6 +100,8 @@ bench/RESULTS.md)."""
 _LOOP = re.compile(r"\bscf\.(for|while)\b|\bcf\.cond_br\b")
 """A loop: structured, or in blocks (`iree_while`)."""
 _GATHERED = f'doc = "{GATHERED}"'
+DISPATCHED = f'"{DispatchRegionOp.name}"'
+"""How a dispatch region (`iree_dispatch`) prints."""
 
 _UNROLLING = f"unroll {MAX_UNROLL} {UNROLL_BUDGET}"
 """How loops are unrolled, part of a compiled module's key: the cache is
@@ -158,15 +161,18 @@ def lower(module: ModuleOp) -> str:
     on rank 1 (`iree_elements`), the elements a loop writes written as
     slices (`iree_inserts`), the scalars that control flow carries as
     i64s (`iree_scalars`), a program with an `scf.while` in blocks
-    (`iree_while`), and small loops unrolled (`iree_loops`). The
+    (`iree_while`), loops that IREE can compile as one dispatch in a
+    dispatch region (`iree_dispatch`), and small loops left on the host
+    unrolled (`iree_loops`). The
     module itself is left as it was."""
     lowered = _lowered(module)
     unroll_loops(lowered)
     return _text(lowered)
 
 
-def _lowered(module: ModuleOp) -> ModuleOp:
-    """`lower` but for the unrolling."""
+def _lowered(module: ModuleOp, dispatch: bool = True) -> ModuleOp:
+    """`lower` but for the unrolling (and without dispatch regions if not
+    `dispatch`)."""
     lowered = module.clone()
     GatherWindowsPass().apply(make_context(), lowered)
     ConvertGradToStandardPass().apply(make_context(), lowered)
@@ -175,6 +181,8 @@ def _lowered(module: ModuleOp) -> ModuleOp:
     insert_elements_as_slices(lowered)
     widen_carried_scalars(lowered)
     lower_while_loops(lowered)
+    if dispatch:
+        dispatch_loops(lowered)
     return lowered
 
 
@@ -350,18 +358,29 @@ def _is_entry(path: Path) -> bool:
         return file.read(len(_MAGIC)) == _MAGIC
 
 
-def compile_text(text: str, unrolled: Callable[[], str] | None = None) -> bytes:
+def compile_text(
+    text: str,
+    unrolled: Callable[[], str] | None = None,
+    fallback: Callable[[], str] | None = None,
+) -> bytes:
     """The IREE VM module (a `.vmfb`) for lowered MLIR `text`, from the disk
     cache when it is there and intact. An unwritable cache only costs the
     caching. `unrolled`, if given, makes the text that IREE compiles in the
     place of `text`: the same program with its loops unrolled, which is
     kept under `text`'s key, since printing it takes longer than a cache
-    hit (0.6 s for the RNN of `bench/lax_rnn.py`)."""
+    hit (0.6 s for the RNN of `bench/lax_rnn.py`). `fallback`, if given,
+    makes the text compiled (and kept under `text`'s key) if IREE fails on
+    that one: the program without dispatch regions (`iree_dispatch`)."""
     limit = cache_limit()
     path = entry_path(text)
     if limit and (cached := read_entry(path, limit)) is not None:
         return cached
-    vmfb = _compile(text if unrolled is None else unrolled())
+    try:
+        vmfb = _compile(text if unrolled is None else unrolled())
+    except BackendError:
+        if fallback is None:
+            raise
+        vmfb = _compile(fallback())
     if limit:
         with contextlib.suppress(OSError):
             write_entry(path, vmfb, limit)
@@ -600,7 +619,8 @@ def load(module: ModuleOp, driver: str | None = None) -> IreeModule:
     packed (`gradopt.runtime.iree_packing`), compiled and loaded on `driver`
     (by default as `gradopt.runtime.iree_driver` chooses). A cached module
     that the runtime refuses (whatever its digest says) is discarded and
-    compiled again."""
+    compiled again. A program that IREE fails to compile with its loops in
+    dispatch regions is compiled without them."""
     _import("iree.runtime")  # a missing runtime is reported before compiling
     driver = driver or driver_for(module)
     lowered = _lowered(module)
@@ -612,8 +632,15 @@ def load(module: ModuleOp, driver: str | None = None) -> IreeModule:
         unroll_loops(lowered)
         return _text(lowered)
 
+    def undispatched() -> str:
+        plain = _lowered(module, dispatch=False)
+        pack_entries(plain)  # as `lowered`: a function with a loop is not packed
+        unroll_loops(plain)
+        return _text(plain)
+
+    fallback = undispatched if DISPATCHED in text else None
     try:
-        return IreeModule(compile_text(text, unrolled), driver, packings)
+        return IreeModule(compile_text(text, unrolled, fallback), driver, packings)
     except BackendError as error:
         path = entry_path(text)
         if not path.exists():

@@ -26,6 +26,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from gradopt.runtime.iree_dispatch import dispatched
+
 UNROLL_BUDGET = 2400
 """How many ops a loop's unrolled body may hold: the factor is the budget
 divided by the body's size, at most `MAX_UNROLL` (compile time grows with
@@ -144,10 +146,11 @@ def _unroll(loop: scf.ForOp, factor: int) -> None:
 
 def unroll_loops(module: ModuleOp) -> int:
     """Unroll, in place, every innermost `scf.for` of `module` whose body fits
-    the budget at least twice (see above); returns how many."""
+    the budget at least twice (see above), but for the loops that run inside
+    a dispatch (`iree_dispatch`); returns how many."""
     done = 0
     for loop in [op for op in module.walk() if isinstance(op, scf.ForOp)]:
-        if not _innermost(loop):
+        if not _innermost(loop) or dispatched(loop):
             continue
         factor = min(MAX_UNROLL, UNROLL_BUDGET // max(1, _size(loop)))
         if (trips := _trips(loop)) is not None:

@@ -1,10 +1,11 @@
 """A rewrite of lowered programs with an `scf.while` before IREE compiles
-them: every loop starts from copies of its initial tensors, and the
-program's structured control flow becomes branches between blocks (`cf`).
-Same ops, same order, same bits.
+them: every loop starts from copies of its initial tensors, each statically
+shaped copy behind an optimization barrier, and the program's structured
+control flow becomes branches between blocks (`cf`). Same ops, same order,
+same bits.
 
-IREE 3.13 (iree-base-compiler 3.13.0rc20261016) fails on such programs in two
-ways, both met by GradBench's `particle` (`bench/gradbench/RESULTS.md`), a
+IREE 3.13 (iree-base-compiler 3.13.0rc20261016) fails on such programs in
+three ways. Two were met by GradBench's `particle` (`bench/gradbench/RESULTS.md`), a
 `while` whose body's branch yields constant flags (`True` to go on, `False`
 to stop) and whose carried vectors start as constants:
 
@@ -28,10 +29,38 @@ failed the same way), and a dynamically sized one too (revolve's snapshots
 when the trip count is known at run time only failed the same way); but
 not a `tensor.empty`, whose copy would read uninitialized memory (IREE
 warned of it on the terminal). A copy is one small dispatch per value and
-loop. Only programs with an `scf.while`
-are rewritten: IREE runs `scf.for` loops and `scf.if` branches
-well as they are, and the loop unrolling of `iree_loops` needs them
-structured.
+loop.
+
+The third is in IREE's VM and failed the same way, "indirect buffer
+reference slot 0 is out range" (issue 22: periodic checkpointing of an
+`scf.while`, or of an `scf.for` whose default period ⌈√N⌉ a `while`
+computes at run time; a plain `while` that carries a second tensor from a
+constant, under a gradient). IREE packs the tensors that one of its
+execution regions makes into one buffer, so a branch into a loop passes the
+same buffer for several carried values: every such branch met passed a
+`tensor.empty` (a checkpointing or recording loop's stacks), which IREE
+allocates beside the copies made before the loop. The VM's register
+allocator may give the first of those block arguments the buffer's own
+register, and it moves the buffer out of that register for the last one
+(annotated bytecode of such a branch):
+
+    vm.br ^bb9(..., %buf, ..., %buf, ..., %buf, ...)
+        operand_registers = [..., "r2", ..., "r2", ..., "R2", ...]
+        block_registers   = [..., "r2", ..., "r7", ..., "r10", ...]
+        remap_registers   = [["r2->r7", "R2->r10", ...]]
+
+so the first argument arrives as a null buffer, which a copy in the loop
+reads. In a loop that starts from a `tensor.empty` and other tensors, an
+`util.optimization_barrier` on each statically shaped start makes it a
+buffer of its own, which the branch passes once. A barrier of a dynamically
+shaped tensor does not compile ("'tensor.dim' op unexpected during shape
+cleanup"), so the `tensor.empty` stacks of one loop may still share a
+buffer; every failing branch met had a copied start among them. IREE waits
+for each barred start before the loop begins, so other loops go without
+(bench/RESULTS.md measures both). Only programs with
+an `scf.while` are rewritten: IREE runs `scf.for` loops and `scf.if`
+branches well as they are, and the loop unrolling of `iree_loops` needs
+them structured.
 """
 
 from __future__ import annotations
@@ -50,7 +79,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import BlockInsertPoint, InsertPoint
 from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 
-from gradopt.runtime.iree_branches import _copy
+from gradopt.runtime.iree_branches import OptimizationBarrierOp, _copy
 
 
 class WhileLowering(RewritePattern):
@@ -102,11 +131,16 @@ class WhileLowering(RewritePattern):
 
 def _copy_starts(module: ModuleOp) -> None:
     """Start every loop of `module` from copies of its initial tensors
-    (but a `tensor.empty`)."""
+    (but a `tensor.empty`); a loop that starts from a `tensor.empty` and
+    other tensors, from each statically shaped copy behind a barrier."""
     for loop in [op for op in module.walk() if isinstance(op, scf.WhileOp | scf.ForOp)]:
         block = loop.parent_block()
         assert block is not None
         starts = loop.arguments if isinstance(loop, scf.WhileOp) else loop.iter_args
+        tensors = [v for v in starts if isinstance(v.type, TensorType)]
+        shared = len(tensors) > 1 and any(
+            isinstance(v.owner, tensor.EmptyOp) for v in tensors
+        )
         copied: list[SSAValue] = []
         for value in starts:
             type = value.type
@@ -115,6 +149,8 @@ def _copy_starts(module: ModuleOp) -> None:
                 and not isinstance(value.owner, tensor.EmptyOp)
                 and (ops := _copy(value, type))
             ):
+                if shared and type.has_static_shape():
+                    ops.append(OptimizationBarrierOp(ops[-1].results[0]))
                 block.insert_ops_before(ops, loop)
                 value = ops[-1].results[0]
             copied.append(value)

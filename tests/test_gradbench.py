@@ -682,6 +682,20 @@ def test_hello_without_runs_runs_once(answers: list[dict[str, Any]]) -> None:
     assert answers[15] == {"id": 13}
 
 
+def test_prepare_leaves_no_one_time_work_to_the_first_run() -> None:
+    """`hello` times a single run per input: the plan and the choice of
+    BLAS's threads are made in `prepare`, not in that run."""
+    import tool
+
+    function = hello.FUNCTIONS["double"]
+    traced = gradopt.jit(function.compute)
+    args = function.arguments(3.0)
+    tool.prepare(traced, args, "numpy")
+    program = traced.compile(args, {}).program
+    assert "blas_threads" in vars(program)
+    assert float(traced(*args)) == 6.0
+
+
 @pytest.mark.skipif(
     importlib.util.find_spec("iree") is None
     or importlib.util.find_spec("iree.runtime") is None,

@@ -147,6 +147,36 @@ def test_rules_load_with_the_first_op_of_their_dialect() -> None:
     assert "gradopt.autodiff.rules.grad" in loaded
 
 
+def test_linalg_kernels_load_with_the_first_linalg_op() -> None:
+    """linalg's op definitions take longer to load than a small program takes
+    to plan: a program with `tensor` ops but no `linalg` runs without them."""
+
+    def modules_running(body: str) -> set[str]:
+        program = (
+            "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+            f"{body}\nfunc.return %r : tensor<2xf32>\n}}"
+        )
+        return loaded_after(
+            "import gradopt, numpy as np; "
+            f"gradopt.run({program!r}, args=[np.ones(2, np.float32)])"
+        )
+
+    loaded = modules_running(
+        "%e = tensor.extract_slice %x[0] [2] [1] : tensor<2xf32> to tensor<2xf32>\n"
+        "%r = tensor.insert_slice %e into %x[0] [2] [1] : "
+        "tensor<2xf32> into tensor<2xf32>"
+    )
+    assert "gradopt.interpreter.upstream" in loaded
+    assert "gradopt.interpreter.upstream_linalg" not in loaded
+    assert "gradopt.dialect.upstream.linalg" not in loaded
+    loaded = modules_running(
+        "%e = tensor.empty() : tensor<2xf32>\n"
+        "%r = linalg.transpose ins(%x : tensor<2xf32>) outs(%e : tensor<2xf32>) "
+        "permutation = [0]"
+    )
+    assert "gradopt.interpreter.upstream_linalg" in loaded
+
+
 def test_every_package_folder_is_installed() -> None:
     """pyproject.toml lists each package with its folder (setuptools'
     package-dir cannot find subpackages by itself): a folder left out would

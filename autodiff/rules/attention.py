@@ -108,15 +108,22 @@ def decomposed(e: Emitter, op: AttentionOp) -> SSAValue:
     return _contraction(e, [weights, value], [scores, v], o, output)
 
 
-def _targets(op: AttentionOp) -> list[SSAValue]:
-    """The distinct f32 inputs (the query may be the key)."""
-    return list(dict.fromkeys(x for x in op.inputs if is_f32_value(x.type)))
+def _targets(e: Emitter, op: AttentionOp) -> list[SSAValue]:
+    """The distinct f32 inputs on the walk's path (the query may be the key):
+    the inner walk builds no share that the outer one would drop."""
+    return list(
+        dict.fromkeys(
+            x
+            for x in op.inputs
+            if is_f32_value(x.type) and (e.path is None or x in e.path)
+        )
+    )
 
 
 def _reverse(e: Emitter, op: Operation, g: SSAValue):
     assert isinstance(op, AttentionOp)
     inner = e.at(e.anchor)
-    targets = _targets(op)
+    targets = _targets(e, op)
     walk = cache(
         lambda: backward_walk(inner, decomposed(inner, op), lambda: g, targets)
     )

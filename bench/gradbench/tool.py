@@ -41,7 +41,8 @@ from gradopt.frontend.transforms import Traced
 def prepare(traced: Traced, args: tuple[Any, ...], backend: str) -> None:
     """Everything `traced(*args)` does once per signature: trace, verify,
     expand the derivatives, read the entry's signature, then plan the
-    interpreter's steps or compile with IREE, so that no run pays for it."""
+    interpreter's steps and choose BLAS's threads, or compile with IREE, so
+    that no run pays for it (GradBench's `hello` times one run per input)."""
     program = traced.compile(args, {}).program
     program.signature("main")
     if backend == "iree":
@@ -50,6 +51,7 @@ def prepare(traced: Traced, args: tuple[Any, ...], backend: str) -> None:
         program.iree_module = compile_with_iree(program.module)
     else:
         program.interpreter.prepare("main")
+        _ = program.blas_threads
 
 
 def timing(name: str, start: int, end: int) -> dict[str, Any]:
