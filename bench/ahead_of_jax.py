@@ -22,12 +22,18 @@ JAX:
   step, which IREE allocated aligned);
 - bare DRIVER: the compiled function invoked on buffer views made once, as
   `iree-benchmark-module` calls it: what is left when the call path costs
-  nothing.
+  nothing;
+- with `--unpacked`, run DRIVER unpacked, bare DRIVER unpacked: for a
+  program that gradopt packs (a small one, `gradopt.runtime.iree_packing`),
+  the same compiled without packing, as it was called before.
 
 The load average (`os.getloadavg`) is printed before and after each step.
+With `--block N` each side is called N times back to back, the blocks in
+turn `--rounds` times (`in_blocks`), instead of the sides call by call.
 
     python bench/ahead_of_jax.py [--rounds 30] [--steps large,small,cnn,attention]
                                  [--drivers local-task,local-sync] [--flags host]
+                                 [--unpacked] [--block N]
     python bench/ahead_of_jax.py --call-path --rounds 2000
 """
 
@@ -118,62 +124,141 @@ def step(name: str) -> Step:
     raise SystemExit(f"unknown step {name!r}: expected large, small, cnn, attention")
 
 
+def packed_bare_call(module: iree.IreeModule, arrays: list[np.ndarray]) -> Callable:
+    """`bare_call` for a module whose `@main` is packed: its wrapper invoked
+    on views of the packed inputs made once."""
+    packing = module.packings["main"]
+    runtime: Any = module.runtime
+    flats, inputs = module._packed_inputs(packing)
+    packing.pack(arrays, flats)
+    function = module._function(packing.function)
+    vm_context: Any = module.context.vm_context
+    results = len(packing.result_groups)
+
+    def call() -> Any:
+        outputs = runtime.VmVariantList(results)
+        vm_context.invoke(function, inputs, outputs)
+        return outputs
+
+    return call
+
+
+def bare(module: iree.IreeModule, arrays: list[np.ndarray]) -> Callable:
+    """The compiled `@main` alone, packed or not, on buffers made once."""
+    if "main" in module.packings:
+        return packed_bare_call(module, arrays)
+    return bare_call(module, arrays)
+
+
+def in_blocks(
+    sides: dict[str, Callable[[], object]], rounds: int, block: int
+) -> dict[str, float]:
+    """The median seconds of each side, called `block` times back to back
+    (as a training loop calls one step), the sides' blocks in turn `rounds`
+    times. Interleaved call by call, JAX's time depends on what runs between
+    its calls: its worker threads park, and the side after it shares the
+    cores with their spinning (bench/RESULTS.md)."""
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    for _ in range(rounds):
+        for name, side in sides.items():
+            for _ in range(block):
+                started = time.perf_counter()
+                side()
+                times[name].append(time.perf_counter() - started)
+    return {name: float(np.median(t)) for name, t in times.items()}
+
+
 def measure(
-    name: str, drivers: list[str], rounds: int
+    name: str,
+    drivers: list[str],
+    rounds: int,
+    unpacked_too: bool = False,
+    block: int = 1,
 ) -> tuple[float, str, float, dict[str, float]]:
     """Compile seconds, the driver gradopt chooses, the largest relative
-    difference of the loss from JAX's, and the median seconds of each side."""
+    difference of the loss from JAX's, and the median seconds of each side.
+    With `unpacked_too`, a program that gradopt packs
+    (`gradopt.runtime.iree_packing`) is also run unpacked (`run D unpacked`,
+    `bare D unpacked`: the call path before packing, on the same driver)."""
     spec = step(name)
     module = Program(spec.text, str(EXAMPLE)).module
     chosen = driver_for(module)
     started = time.perf_counter()
-    vmfb = iree.compile_text(iree.lower(module))
+    iree.load(module, drivers[0])  # the others hit the cache
     compiled = time.perf_counter() - started
     aligned = [aligned_copy(a) for a in spec.data]
     sides: dict[str, Callable[[], object]] = {"jax jit": spec.jax}
     difference = 0.0
+    unpacked: bytes | None = None
     for driver in drivers:
         program = Program(spec.text)
-        module = program.iree_module = iree.IreeModule(vmfb, driver)
+        loaded = program.iree_module = iree.load(program.module, driver)
+        variants = [("", program, loaded)]
+        if loaded.packings and unpacked_too:
+            unpacked = unpacked or iree.compile_text(iree.lower(program.module))
+            plain = Program(spec.text)
+            plain.iree_module = iree.IreeModule(unpacked, driver)
+            variants.append((" unpacked", plain, plain.iree_module))
+        for suffix, which, compiled_module in variants:
 
-        def run(program: Program = program) -> Any:
-            if spec.slots:
-                return program.run(slots=aligned, backend="iree")
-            return program.run(args=aligned, backend="iree")
+            def run(program: Program = which) -> Any:
+                if spec.slots:
+                    return program.run(slots=aligned, backend="iree")
+                return program.run(args=aligned, backend="iree")
 
-        loss = float(run().results[0])
-        theirs = spec.jax()
-        reference = float(np.asarray(theirs[0]))  # type: ignore[index]
-        difference = max(difference, abs(loss - reference) / abs(reference))
-        sides[f"run {driver}"] = run
-        sides[f"bare {driver}"] = bare_call(module, aligned)
+            loss = float(run().results[0])
+            theirs = spec.jax()
+            reference = float(np.asarray(theirs[0]))  # type: ignore[index]
+            difference = max(difference, abs(loss - reference) / abs(reference))
+            sides[f"run {driver}{suffix}"] = run
+            sides[f"bare {driver}{suffix}"] = bare(compiled_module, aligned)
     for side in sides.values():
         side()
     gc.disable()
     try:
-        return compiled, chosen, difference, interleaved(sides, rounds)
+        medians = (
+            interleaved(sides, rounds)
+            if block == 1
+            else in_blocks(sides, rounds, block)
+        )
+        return compiled, chosen, difference, medians
     finally:
         gc.enable()
 
 
 def call_path(rounds: int) -> dict[str, float]:
-    """The pieces of the small step's call on `local-sync`, median seconds:
-    what `IreeModule.call` and `Program.run` add to the bare call."""
+    """The pieces of the small step's call on `local-sync`, packed and
+    unpacked, median seconds: what `IreeModule.call` and `Program.run` add
+    to the bare call."""
     spec = step("small")
     program = Program(spec.text)
-    module = program.iree_module = iree.IreeModule(
-        iree.compile_text(iree.lower(program.module)), "local-sync"
+    module = program.iree_module = iree.load(program.module, "local-sync")
+    plain = Program(spec.text)
+    unpacked = plain.iree_module = iree.IreeModule(
+        iree.compile_text(iree.lower(plain.module)), "local-sync"
     )
     aligned = [aligned_copy(a) for a in spec.data]
-    outputs = module._invoke("main", aligned)
+    packing = module.packings["main"]
+    flats, inputs = module._packed_inputs(packing)
+    results = [
+        np.empty(size, dtype)
+        for dtype, size in zip(packing.result_groups, packing.result_sizes, strict=True)
+    ]
+    outputs = unpacked._invoke("main", aligned)
     sides: dict[str, Callable[[], object]] = {
-        "bare": bare_call(module, aligned),
-        "import the inputs": lambda: [module._view(a) for a in aligned],
-        "import and invoke": lambda: module._invoke("main", aligned),
-        "map the results": lambda: [module._host(o, aligned) for o in outputs],
+        "bare": packed_bare_call(module, aligned),
+        "pack the inputs": lambda: packing.pack(aligned, flats),
+        "unpack the results": lambda: packing.unpack(aligned, results),
         "IreeModule.call": lambda: module.call("main", aligned),
         "Program.run": lambda: program.run(slots=aligned, backend="iree"),
+        "bare unpacked": bare_call(unpacked, aligned),
+        "import the inputs": lambda: [unpacked._view(a) for a in aligned],
+        "import and invoke": lambda: unpacked._invoke("main", aligned),
+        "map the results": lambda: [unpacked._host(o, aligned) for o in outputs],
+        "call unpacked": lambda: unpacked.call("main", aligned),
+        "run unpacked": lambda: plain.run(slots=aligned, backend="iree"),
     }
+    del inputs
     for side in sides.values():
         side()
     gc.disable()
@@ -194,6 +279,17 @@ def main() -> None:
         help="compile with one of `FLAG_SETS` (default: gradopt's)",
     )
     arguments.add_argument(
+        "--block",
+        type=int,
+        default=1,
+        help="call each side this many times back to back (see `in_blocks`)",
+    )
+    arguments.add_argument(
+        "--unpacked",
+        action="store_true",
+        help="also run a packed program unpacked (see `measure`)",
+    )
+    arguments.add_argument(
         "--call-path",
         action="store_true",
         help="time the pieces of the small step's call instead (see `call_path`)",
@@ -201,7 +297,7 @@ def main() -> None:
     args = arguments.parse_args()
     if args.call_path:
         for side, took in call_path(args.rounds).items():
-            print(f"    {side:18} {took * 1e6:8.1f} us")
+            print(f"    {side:20} {took * 1e6:8.1f} us")
         return
     import jax
 
@@ -214,7 +310,7 @@ def main() -> None:
         for name in args.steps.split(","):
             before = os.getloadavg()[0]
             compiled, chosen, difference, medians = measure(
-                name, args.drivers.split(","), args.rounds
+                name, args.drivers.split(","), args.rounds, args.unpacked, args.block
             )
             after = os.getloadavg()[0]
             print(
@@ -224,7 +320,7 @@ def main() -> None:
             )
             jax_time = medians["jax jit"]
             for side, took in medians.items():
-                print(f"    {side:18} {took * 1e3:9.3f} ms {took / jax_time:6.2f}x jax")
+                print(f"    {side:27} {took * 1e3:9.3f} ms {took / jax_time:6.2f}x jax")
 
 
 if __name__ == "__main__":

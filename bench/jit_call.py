@@ -5,13 +5,15 @@ it, beside the pieces that call is made of, each timed alone and interleaved
 call by call: flattening the arguments and looking their traced signature
 up (`Traced.compile` on a hit), running the prepared program on the flat
 inputs (what `Traced.__call__` calls), rebuilding the results' structure
-(`TreeDef.unflatten`), and the plan alone (`Interpreter.call`).
+(`TreeDef.unflatten`), and the plan alone (`Interpreter.call`); with
+`--backend iree`, `jit(..., backend="iree")` and the compiled module's call
+(`IreeModule.call`) in the place of the plan.
 With JAX installed, JAX's jit of the same function after them, in rounds
 of its own: JAX's worker threads go on spinning after its call returns, and
 on 2 cores slowed the side called next from 220 to 570 us (load 12).
 Medians of `--rounds` rounds (default 2000).
 
-    python bench/jit_call.py [--rounds N]
+    python bench/jit_call.py [--rounds N] [--backend numpy|iree]
 """
 
 from __future__ import annotations
@@ -83,20 +85,28 @@ def jax_side(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2000)
+    parser.add_argument(
+        "--backend",
+        choices=("numpy", "iree"),
+        default="numpy",
+        help="iree: `jit(..., backend='iree')`; the plan's side is then the "
+        "compiled module's call (`IreeModule.call`)",
+    )
     options = parser.parse_args()
     params, x, y = data()
-    step = gradopt.jit(gradopt.value_and_grad(loss))
+    step = gradopt.jit(gradopt.value_and_grad(loss), backend=options.backend)
     step(params, x, y)
     compiled = step.compile((params, x, y), {})
     leaves = flatten(((params, x, y), {}))[0]
     program = compiled.program
     staged = getattr(program, "run_staged", None)
     if staged is not None:
-        run = lambda: staged(leaves, "numpy")  # noqa: E731
+        run = lambda: staged(leaves, options.backend)  # noqa: E731
     else:  # before the front end's own path: as `Traced.__call__` ran it
-        run = lambda: program.run(args=leaves).results  # noqa: E731
+        run = lambda: program.run(args=leaves, backend=options.backend).results  # noqa: E731
     results = run()
     arguments = [np.asarray(leaf) for leaf in leaves]
+    module = program.iree_module
     sides = {
         "jit call": lambda: step(params, x, y),
         "signature lookup": lambda: step.compile((params, x, y), {}),
@@ -104,6 +114,9 @@ def main() -> None:
         "unflatten": lambda: compiled.out_tree.unflatten(iter(results)),
         "plan alone": lambda: program.interpreter.call("main", arguments),
     }
+    if module is not None:
+        del sides["plan alone"]
+        sides["IreeModule.call"] = lambda: module.call("main", arguments)
     medians = interleaved(sides, options.rounds)
     if (jitted := jax_side(params, x, y)) is not None:
         medians |= interleaved({"jax jit": jitted}, options.rounds)

@@ -12,6 +12,7 @@ import pytest
 from test_iree import needs_iree
 
 from gradopt import Program
+from gradopt.runtime import iree_packing
 from gradopt.runtime.buffers import ALIGNMENT, aligned_copy, importable
 
 # %x passes through unchanged (IREE returns its argument's buffer), %w is
@@ -39,8 +40,12 @@ func.func @main(%x: memref<2x3xf32>, %w: memref<3x2xf32>, %n: memref<6xi32>)
 
 @pytest.fixture(autouse=True, scope="module")
 def fresh_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A cache of this module's own, and no packing: these tests are about
+    the call of a program too large to pack (`gradopt.runtime.iree_packing`),
+    which imports its inputs."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("GRADOPT_CACHE_DIR", str(tmp_path_factory.mktemp("iree")))
+        patch.setattr(iree_packing, "PACK_BELOW", 0)
         yield
 
 
