@@ -73,6 +73,31 @@ def select_bits(
     return out if out is not None else result.view(dtype)
 
 
+SHORT_ROWS = 32
+"""The longest run of trailing elements that `maximum_reduce` reduces across
+rows: NumPy reduces a C-contiguous (1000, 10) array along its last axis in
+38 us, its transposed copy along the first in 9 us; at 64 both take 50 us."""
+
+
+def maximum_reduce(a: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """`np.maximum.reduce(a, axes)` of a C-contiguous `a`, with its bits.
+    When the axes are the last ones and span at most `SHORT_ROWS` elements,
+    NumPy is several times faster reducing a transposed copy across rows.
+    The maximum does not depend on the order of a reduction, but for the
+    bits of the only two values that compare equal, -0.0 and +0.0, and for
+    which NaN comes out; so a result with a zero or a NaN (a row that holds
+    a NaN gives one either way) is computed again as written."""
+    rank, kept = a.ndim, a.ndim - len(axes)
+    inner = int(np.prod(a.shape[kept:], dtype=np.int64))
+    if kept == 0 or axes != tuple(range(kept, rank)) or not 0 < inner <= SHORT_ROWS:
+        return np.maximum.reduce(a, axes)
+    rows = np.ascontiguousarray(a.reshape(-1, inner).T)
+    found = np.maximum.reduce(rows, 0).reshape(a.shape[:kept])
+    if a.dtype.kind == "f" and not (found.all() and not np.isnan(found).any()):
+        return np.maximum.reduce(a, axes)
+    return found
+
+
 def wrap_i32(values: np.ndarray) -> np.ndarray:
     """int64 values wrapped to int32, two's complement."""
     return values.astype(np.int32)

@@ -33,7 +33,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from gradopt.dialect.kernels import Kernel
+from gradopt.dialect.kernels import Kernel, maximum_reduce
 from gradopt.dialect.ops.base import (
     GradCanonicalization,
     KernelOp,
@@ -135,8 +135,10 @@ class ReduceOp(ListOp):
         printer.print_string(f" {self.kind.data} ")
 
     def kernel(self) -> Kernel:
-        ufunc, axes = self.reduce_kind.ufunc, self.ints("axes")
+        ufunc, axes = self.reduce_kind.ufunc, tuple(self.ints("axes"))
         dtype = dtype_of(tensor_type(self.input).get_element_type())
+        if ufunc is np.maximum:
+            return lambda a: maximum_reduce(np.ascontiguousarray(a, dtype), axes)
         return lambda a: ufunc.reduce(np.ascontiguousarray(a), axes, dtype)
 
     def fresh_result(self) -> bool:
