@@ -4,6 +4,7 @@ exactly what SPEC §6 says, for the interpreter and constant folding alike."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -88,13 +89,13 @@ def maximum_reduce(a: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     which NaN comes out; so a result with a zero or a NaN (a row that holds
     a NaN gives one either way) is computed again as written."""
     rank, kept = a.ndim, a.ndim - len(axes)
-    inner = int(np.prod(a.shape[kept:], dtype=np.int64))
+    inner = math.prod(a.shape[kept:])
     if kept == 0 or axes != tuple(range(kept, rank)) or not 0 < inner <= SHORT_ROWS:
         return np.maximum.reduce(a, axes)
     rows = np.ascontiguousarray(a.reshape(-1, inner).T)
     found = np.maximum.reduce(rows, 0).reshape(a.shape[:kept])
-    if a.dtype.kind == "f" and not (found.all() and not np.isnan(found).any()):
-        return np.maximum.reduce(a, axes)
+    if a.dtype.kind == "f" and np.count_nonzero(np.abs(found) > 0) < found.size:
+        return np.maximum.reduce(a, axes)  # |x| > 0 is False for 0 and NaN
     return found
 
 
