@@ -18,14 +18,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, ModuleOp
 from xdsl.ir import Operation, SSAValue
 
-
-def _in_linalg(op: Operation) -> bool:
-    parent = op.parent_op()
-    while parent is not None:
-        if parent.dialect_name() == "linalg":
-            return True
-        parent = parent.parent_op()
-    return False
+from gradopt.runtime.iree_elements import in_linalg_body
 
 
 def _towards_zero(
@@ -58,7 +51,7 @@ def truncate_conversions(module: ModuleOp) -> int:
     `module` outside `linalg` bodies (see above); returns how many."""
     done = 0
     for op in list(module.walk()):
-        if not isinstance(op, arith.FPToSIOp | arith.FPToUIOp) or _in_linalg(op):
+        if not isinstance(op, arith.FPToSIOp | arith.FPToUIOp) or in_linalg_body(op):
             continue
         if not isinstance(op.input.type, AnyFloat):
             continue  # a tensor's conversion runs in a dispatch

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from math import prod
+from typing import TypeGuard
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, bufferization, scf, tensor
@@ -249,17 +250,18 @@ def _made(loop: scf.ForOp) -> int | None:
     return sum(_bytes(type) for type in made if isinstance(type, TensorType))
 
 
+def _reduces(op: Operation) -> TypeGuard[NamedOperation | linalg.GenericOp]:
+    """Whether `op` is a named or generic `linalg` op with a reduction loop."""
+    return isinstance(op, NamedOperation | linalg.GenericOp) and any(
+        t.data == IteratorType.REDUCTION for t in op.get_iterator_types()
+    )
+
+
 def _root(loop: scf.ForOp) -> Operation | None:
     """The contraction that IREE picks as the root, if it is one of `ROOTS`:
     the last op of the loop with a reduction loop."""
     reductions = [
-        op
-        for op in loop.walk()
-        if isinstance(op, linalg.ReduceOp)
-        or (
-            isinstance(op, NamedOperation | linalg.GenericOp)
-            and any(t.data == IteratorType.REDUCTION for t in op.get_iterator_types())
-        )
+        op for op in loop.walk() if isinstance(op, linalg.ReduceOp) or _reduces(op)
     ]
     if reductions and reductions[-1].name in ROOTS:
         return reductions[-1]
@@ -282,9 +284,7 @@ def _vectorizable(loop: scf.ForOp) -> bool:
 def _contraction_elements(op: Operation) -> int:
     """The product of the loop ranges of `op` if it is a `linalg` op with a
     reduction loop (`CONTRACTION_ELEMENTS` if they cannot be inferred), else 0."""
-    if not isinstance(op, NamedOperation | linalg.GenericOp) or not any(
-        t.data == IteratorType.REDUCTION for t in op.get_iterator_types()
-    ):
+    if not _reduces(op):
         return 0
     try:
         return prod(op.get_static_loop_ranges())

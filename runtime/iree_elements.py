@@ -23,7 +23,9 @@ from xdsl.ir import Operation, SSAValue
 from gradopt.passes.convert_grad_to_standard import collapse, expand
 
 
-def _in_linalg_body(op: Operation) -> bool:
+def in_linalg_body(op: Operation) -> bool:
+    """Whether `op` is in the body of a `linalg` op (compiled by LLVM, not
+    run by IREE's host)."""
     parent = op.parent_op()
     while parent is not None:
         if parent.name.startswith(f"{linalg.Linalg.name}."):
@@ -74,7 +76,7 @@ def linearize_element_accesses(module: ModuleOp) -> None:
         for op in module.walk()
         if isinstance(op, tensor.ExtractOp | tensor.InsertOp)
         and len(op.indices) >= 2
-        and not _in_linalg_body(op)
+        and not in_linalg_body(op)
     ]:
         ops = _linearized(op)
         block = op.parent_block()
