@@ -28,8 +28,11 @@ JAX:
   the same compiled without packing, as it was called before.
 
 The load average (`os.getloadavg`) is printed before and after each step.
-With `--block N` each side is called N times back to back, the blocks in
-turn `--rounds` times (`in_blocks`), instead of the sides call by call.
+Each side is called `--block` times back to back (20 by default, as a
+training loop calls one step), the blocks in turn `--rounds` times
+(`in_blocks`); `--block 1` calls the sides in turn call by call, which
+measured JAX's steps 1.2-1.7x slower than in blocks (its worker threads and
+IREE's disturb the side called next: bench/RESULTS.md).
 
     python bench/ahead_of_jax.py [--rounds 30] [--steps large,small,cnn,attention]
                                  [--drivers local-task,local-sync] [--flags host]
@@ -64,7 +67,7 @@ from models import (
     jax_attention,
     jax_conv2d,
 )
-from small_step import interleaved
+from small_step import in_blocks, interleaved
 
 from gradopt import Program
 from gradopt.runtime import iree
@@ -72,7 +75,7 @@ from gradopt.runtime.buffers import aligned_copy
 from gradopt.runtime.iree_driver import driver_for
 
 MLP_SHAPES = {"large": (256, 784, 512, 10), "small": (64, 64, 32, 10)}
-GRADOPT = FLAGS["host+tiling+ukernels"]
+GRADOPT = FLAGS["host+tiling+mmt4d"]
 FLAG_SETS = {
     **FLAGS,
     "O3": (*GRADOPT, "--iree-opt-level=O3"),
@@ -148,24 +151,6 @@ def bare(module: iree.IreeModule, arrays: list[np.ndarray]) -> Callable:
     if "main" in module.packings:
         return packed_bare_call(module, arrays)
     return bare_call(module, arrays)
-
-
-def in_blocks(
-    sides: dict[str, Callable[[], object]], rounds: int, block: int
-) -> dict[str, float]:
-    """The median seconds of each side, called `block` times back to back
-    (as a training loop calls one step), the sides' blocks in turn `rounds`
-    times. Interleaved call by call, JAX's time depends on what runs between
-    its calls: its worker threads park, and the side after it shares the
-    cores with their spinning (bench/RESULTS.md)."""
-    times: dict[str, list[float]] = {name: [] for name in sides}
-    for _ in range(rounds):
-        for name, side in sides.items():
-            for _ in range(block):
-                started = time.perf_counter()
-                side()
-                times[name].append(time.perf_counter() - started)
-    return {name: float(np.median(t)) for name, t in times.items()}
 
 
 def measure(
@@ -270,7 +255,7 @@ def call_path(rounds: int) -> dict[str, float]:
 
 def main() -> None:
     arguments = argparse.ArgumentParser(description=__doc__)
-    arguments.add_argument("--rounds", type=int, default=30)
+    arguments.add_argument("--rounds", type=int, default=20)
     arguments.add_argument("--steps", default="large,small,cnn,attention")
     arguments.add_argument("--drivers", default="local-task,local-sync")
     arguments.add_argument(
@@ -281,7 +266,7 @@ def main() -> None:
     arguments.add_argument(
         "--block",
         type=int,
-        default=1,
+        default=20,
         help="call each side this many times back to back (see `in_blocks`)",
     )
     arguments.add_argument(

@@ -51,13 +51,15 @@ DEVICE = (
 HOST = "--iree-llvmcpu-target-cpu=host"
 TILING = "--iree-opt-data-tiling=true"
 UKERNELS = "--iree-llvmcpu-enable-ukernels=all"
+MMT4D = "--iree-llvmcpu-enable-ukernels=mmt4d"
 FLAGS = {
     "host": (HOST,),
     "host+tiling": (HOST, TILING),
     "host+tiling+ukernels": (HOST, TILING, UKERNELS),
+    "host+tiling+mmt4d": (HOST, TILING, MMT4D),
     "generic cpu": ("--iree-llvmcpu-target-cpu=generic",),
 }
-"""The flags compared, after `DEVICE` (gradopt's are `host+tiling+ukernels`)."""
+"""The flags compared, after `DEVICE` (gradopt's are `host+tiling+mmt4d`)."""
 
 
 def bare_call(module: iree.IreeModule, arrays: list[np.ndarray]) -> Callable[[], Any]:

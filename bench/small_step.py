@@ -46,6 +46,24 @@ def interleaved(
     return {name: float(np.median(t)) for name, t in times.items()}
 
 
+def in_blocks(
+    sides: dict[str, Callable[[], object]], rounds: int, block: int
+) -> dict[str, float]:
+    """The median seconds of each side, called `block` times back to back
+    (as a training loop calls one step), the sides' blocks in turn `rounds`
+    times. Interleaved call by call, JAX's time depends on what runs between
+    its calls: its worker threads park, and the side after it shares the
+    cores with their spinning (bench/RESULTS.md)."""
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    for _ in range(rounds):
+        for name, side in sides.items():
+            for _ in range(block):
+                started = time.perf_counter()
+                side()
+                times[name].append(time.perf_counter() - started)
+    return {name: float(np.median(t)) for name, t in times.items()}
+
+
 def plan_profile(
     program: Program, arguments: list[object], rounds: int, entry: str = "main"
 ) -> None:
@@ -150,7 +168,14 @@ def main() -> None:
         if "--rounds" in arguments
         else 300
     )
-    medians = interleaved(sides, rounds=rounds)
+    block = (
+        int(arguments[arguments.index("--block") + 1]) if "--block" in arguments else 1
+    )
+    medians = (
+        interleaved(sides, rounds=rounds)
+        if block == 1
+        else in_blocks(sides, rounds, block)
+    )
     for name, median in medians.items():
         line = (
             f"{name:22} {median * 1e6:8.1f} us  {median / medians['numpy']:5.2f}x numpy"

@@ -59,9 +59,11 @@ from gradopt.dialect.errors import OpError
 from gradopt.dialect.ops import FOLD_LIMIT, KernelOp
 from gradopt.dialect.ops.custom import CustomOp
 from gradopt.interpreter import owned as ownership
+from gradopt.interpreter import pool
 from gradopt.interpreter.implicit import implicit_steps
 from gradopt.interpreter.inline import Inline
 from gradopt.interpreter.owned import Owned
+from gradopt.interpreter.pool import Pool
 from gradopt.support.floats import ignoring_float_errors
 
 Frame = list[object]
@@ -85,7 +87,8 @@ class Step(NamedTuple):
     """One op of a plan: `frame[result] = kernel(*operands)`, then the `free`
     indices are dropped because no later step reads them. With `out` set, the
     result is written into the buffer of operand `out`, which dies here; with
-    `into`, into the slot of that frame index, whose store it replaces."""
+    `into`, into the array at that frame index: a slot, whose store it
+    replaces, or a buffer the plan keeps (`gradopt.interpreter.pool`)."""
 
     kernel: Action
     operands: tuple[int, ...]
@@ -174,6 +177,9 @@ class Plan:
     into: each iteration yields a new array there that nothing else refers
     to, so the loop hands the first iteration a copy and the body the buffer
     (`_PlanBuilder.finish`)."""
+    pool: Pool | None = field(default=None, compare=False)
+    """The buffers it keeps for its large intermediates, at the last frame
+    indices (`gradopt.interpreter.pool`)."""
     compiled: _Compiled = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -185,6 +191,18 @@ class Plan:
         The plan takes `frame` over (it is emptied) and drops each value after
         its last use, which frees it unless the caller holds another
         reference."""
+        pool = self.pool
+        if pool is None:
+            return self._run(frame)
+        buffers = pool.take()
+        frame.extend(repeat(None, pool.first - len(frame)))
+        frame.extend(buffers)
+        try:
+            return self._run(frame)
+        finally:
+            pool.give(buffers)
+
+    def _run(self, frame: Frame) -> list[object]:
         try:
             return self.compiled.function(frame)
         except MemoryError as error:
@@ -434,6 +452,7 @@ class _PlanBuilder:
         carried = range(kept + 1, len(inputs)) if loop else range(0)
         self.steps, outputs = implicit_steps(self.steps, self.constants, outputs)
         steps, owned = self.finish(kept, outputs, carried)
+        steps, pool = self.pooled(steps, outputs)
         read = {index for step in steps for index in (*step.operands, step.into)}
         dropped = tuple(
             index
@@ -441,7 +460,14 @@ class _PlanBuilder:
             if index not in read and index not in outputs
         )
         return Plan(
-            steps, len(inputs), self.size, outputs, self.constants, dropped, owned
+            steps,
+            len(inputs),
+            self.size,
+            outputs,
+            self.constants,
+            dropped,
+            owned,
+            pool,
         )
 
     def literal(self, value: SSAValue) -> object | None:
@@ -645,6 +671,25 @@ class _PlanBuilder:
         written = {s.operands[s.out] for s in steps if s.out is not None}
         owned = tuple(sorted(j for index, j in own.items() if index in written))
         return tuple(self.forward_stores(steps, last, set(outputs))), owned
+
+    def pooled(
+        self, steps: tuple[Step, ...], outputs: tuple[int, ...]
+    ) -> tuple[tuple[Step, ...], Pool | None]:
+        """`steps` with the results that go into kept buffers written there
+        (`into` the buffer's frame index, after every other), and the pool
+        of those buffers, if any (`gradopt.interpreter.pool`)."""
+        sharing = self.sharing()
+        chosen, layouts = pool.buffers(
+            steps, outputs, self.constants, lambda index: _aliases(sharing, index)
+        )
+        if not chosen:
+            return steps, None
+        first = self.size
+        self.size += len(layouts)
+        return tuple(
+            step._replace(into=first + chosen[position]) if position in chosen else step
+            for position, step in enumerate(steps)
+        ), Pool(first, layouts)
 
     def views(self, last: dict[int, int], outputs: set[int]) -> dict[int, Action]:
         """The steps (loads) that may give a view where they would copy, with

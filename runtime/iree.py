@@ -73,12 +73,14 @@ COMPILE_FLAGS: tuple[str, ...] = (
     "--iree-hal-local-target-device-backends=llvm-cpu",
     "--iree-llvmcpu-target-cpu=host",
     "--iree-opt-data-tiling=true",
-    "--iree-llvmcpu-enable-ukernels=all",
+    "--iree-llvmcpu-enable-ukernels=mmt4d",
 )
 """Compile for the CPU of this machine (vector width and FMA included), with
-matrix products in IREE's tiled layouts and hand-written kernels: chosen by
-`bench/iree_call.py` (bench/RESULTS.md), the fastest of the flag sets tried
-on the large MLP step and no slower on the small one."""
+matrix products in IREE's tiled layouts and its hand-written kernel for the
+tiled product; packing and unpacking are generated code. Chosen by
+`bench/iree_flags.py` (bench/RESULTS.md): all of IREE's hand-written
+kernels (`=all`, the choice before) made the large MLP, attention and small
+steps 10-40% slower on an idle AVX-512 machine, in every run."""
 
 LOOP_COMPILE_FLAGS: tuple[str, ...] = (
     *COMPILE_FLAGS[:3],

@@ -97,6 +97,12 @@ class KernelOp(IRDLOperation, HasFolderInterface, ABC):
         the result's type that dies here)."""
         return ()
 
+    def takes_out(self) -> bool:
+        """Whether the kernel writes its whole result into any array of the
+        result's type given as `out=` (the executor passes buffers it keeps
+        from run to run: `interpreter.executor._Pool`)."""
+        return bool(self.out_operands())
+
     def view_kernel(self) -> Kernel | None:
         """A kernel giving a read-only view where `kernel` gives a copy, for a
         caller that knows nothing writes the viewed memory meanwhile."""

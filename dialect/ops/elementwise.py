@@ -338,6 +338,9 @@ class CompareOp(UfuncOp, ABC):
     def fresh_result(self) -> bool:
         return True
 
+    def takes_out(self) -> bool:
+        return True  # the ufunc, into an i1 array
+
     @classmethod
     def parse(cls, parser: Parser) -> CompareOp:
         (lhs, rhs), _, attrs = parse_typed_operands(parser, cls, lambda t: [t, t])

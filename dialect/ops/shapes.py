@@ -337,7 +337,12 @@ class DotOp(KernelOp):
             raise VerifyException(f"result must be {expected}, got {self.result.type}")
 
     def kernel(self) -> Kernel:
-        return lambda a, b: np.matmul(np.ascontiguousarray(a), np.ascontiguousarray(b))
+        return lambda a, b, out=None: np.matmul(
+            np.ascontiguousarray(a), np.ascontiguousarray(b), out=out
+        )
 
     def fresh_result(self) -> bool:
+        return True
+
+    def takes_out(self) -> bool:
         return True

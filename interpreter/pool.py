@@ -1,0 +1,159 @@
+"""Buffers that a plan keeps from run to run for its large intermediates.
+
+A new NumPy array of more than about a hundred KB is memory that no one has
+touched: glibc maps it afresh (or gets back what it returned to the system at
+the last free), and every page of it faults, to be zeroed by the kernel, on
+its first write. The large MLP step of `bench/interpreter_speed.py` took 950
+such faults a run, a third of its time; hand-written NumPy takes as many.
+
+So a plan writes each large value that a kernel would put in a new array
+(its op `takes_out`, and the value is static, `POOLED_BYTES` or more) into a
+buffer of its type with `out=`, and keeps the buffers for the next run. The
+buffers are chosen when planning: values whose lives do not overlap share
+one (greedy interval colouring in program order; a value's life runs from
+its step to the last read of it or of anything that may share its memory,
+and the values that later steps write into its memory, `out=`, live in it
+too). A value that leaves the run, or something that may share its memory
+does (an output of the plan: a result, a yield), keeps a new array.
+
+Nothing computed changes: the same kernel runs on the same operands and
+writes its result into other memory. Each run takes a set of buffers from
+the pool and gives it back when it ends, so that runs under way at once
+(threads, a function that calls itself) never share a set; the pool keeps
+as many sets as runs were ever under way at once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation
+
+from gradopt.dialect.ops import KernelOp
+from gradopt.dialect.types import dtype_of
+
+POOLED_BYTES = 1 << 16
+"""The smallest value given a kept buffer (64 KiB): NumPy keeps small arrays'
+memory itself, and below about 128 KiB glibc takes memory from its heap,
+where it was written before."""
+
+POOL_LIMIT = 1 << 29
+"""The most memory a plan's buffers may take (512 MiB): a plan whose
+buffers would take more keeps none, so that a run of a huge program leaves
+no more memory taken than it did before."""
+
+Layout = tuple[tuple[int, ...], np.dtype]
+"""A buffer's shape and dtype."""
+
+ENABLED = True
+"""Whether plans keep buffers (tests compare the bits both ways)."""
+
+
+class _Step(Protocol):
+    """What this module reads of a step of the executor (`Step`)."""
+
+    @property
+    def operands(self) -> tuple[int, ...]: ...
+    @property
+    def result(self) -> int: ...
+    @property
+    def op(self) -> Operation: ...
+    @property
+    def out(self) -> int | None: ...
+    @property
+    def into(self) -> int | None: ...
+
+
+@dataclass
+class Pool:
+    """The buffers of a plan, at frame indices `first` on, of `layouts`."""
+
+    first: int
+    layouts: tuple[Layout, ...]
+    sets: list[list[np.ndarray]] = field(default_factory=list)
+
+    def take(self) -> list[np.ndarray]:
+        """A set of buffers no other run is using (new on a first run)."""
+        try:
+            return self.sets.pop()
+        except IndexError:
+            return [np.empty(shape, dtype) for shape, dtype in self.layouts]
+
+    def give(self, buffers: list[np.ndarray]) -> None:
+        self.sets.append(buffers)
+
+
+def _layout(op: Operation) -> Layout | None:
+    """The layout of the result of `op` if it is a large enough value that its
+    kernel writes into a given buffer."""
+    if not isinstance(op, KernelOp) or len(op.results) != 1:
+        return None
+    if not (op.fresh_result() and op.takes_out()):
+        return None
+    type = op.results[0].type
+    if not isinstance(type, TensorType) or not type.has_static_shape():
+        return None
+    shape = tuple(type.get_shape())
+    dtype = np.dtype(dtype_of(type.get_element_type()))
+    if math.prod(shape) * dtype.itemsize < POOLED_BYTES:
+        return None
+    return shape, dtype
+
+
+def buffers(
+    steps: Sequence[_Step],
+    outputs: Iterable[int],
+    constants: Iterable[int],
+    aliases: Callable[[int], set[int]],
+) -> tuple[dict[int, int], tuple[Layout, ...]]:
+    """For the steps whose result goes into a kept buffer, by position, the
+    buffer's number; and the buffers' layouts. `aliases(i)`: value `i` and
+    the values that may share its memory."""
+    if not ENABLED:
+        return {}, ()
+    last: dict[int, int] = {}
+    for position, step in enumerate(steps):
+        for index in (*step.operands, step.result):
+            last[index] = position
+    leaving = set(outputs)
+    home: dict[int, int] = {}  # a value -> the position of the step it lives from
+    lives: dict[int, tuple[Layout, list[int]]] = {}  # by that position
+    for position, step in enumerate(steps):
+        if step.out is not None and step.operands[step.out] in home:
+            home[step.result] = start = home[step.operands[step.out]]
+            lives[start][1].append(step.result)
+        elif step.into is None and (layout := _layout(step.op)) is not None:
+            home[step.result] = position
+            lives[position] = (layout, [step.result])
+    excluded = set(constants)
+    chosen: dict[int, int] = {}
+    layouts: list[Layout] = []
+    free_from: list[int] = []  # per buffer, the first position it is free at
+    for start, (layout, values) in sorted(lives.items()):
+        shared = set().union(*map(aliases, values))
+        if shared & leaving or excluded.intersection(values):
+            continue
+        end = max(last.get(index, start) for index in shared)
+        buffer = next(
+            (
+                b
+                for b, known in enumerate(layouts)
+                if known == layout and free_from[b] <= start
+            ),
+            None,
+        )
+        if buffer is None:
+            buffer = len(layouts)
+            layouts.append(layout)
+            free_from.append(0)
+        free_from[buffer] = end + 1
+        chosen[start] = buffer
+    total = sum(math.prod(shape) * dtype.itemsize for shape, dtype in layouts)
+    if total > POOL_LIMIT:
+        return {}, ()
+    return chosen, tuple(layouts)
