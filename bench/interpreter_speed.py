@@ -11,6 +11,8 @@ calls it, with the page faults of a call beside):
     784 -> 512 -> 10 (the example's shapes scaled up), through
     `gradopt.Program.run` (inputs checked and copied, as a user calls it) and
     through the prepared plan alone (`Interpreter.call` on the slot arrays),
+    and in place as planned without kept buffers (`in_place, new arrays`:
+    each intermediate a new array, as before `gradopt.interpreter.pool`),
     against the same step written by hand in float32 NumPy (the usual
     `(softmax - y) / batch` backward, in place weight updates). Target <= 1.2.
     Both start from the same weights; the max abs difference of the loss and of
@@ -51,6 +53,7 @@ from typing import NamedTuple
 import numpy as np
 
 from gradopt import Program
+from gradopt.interpreter import pool as kept_buffers
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "mlp_step.mlir"
 EXAMPLE_SIZES = {"batch": 4, "inputs": 3, "hidden": 5, "classes": 2}
@@ -245,11 +248,21 @@ def bench_mlp(repeats: int) -> None:
     in_place = list(mlp_data(*shapes))
     plan_slots = mlp_data(*shapes)
     numpy_slots = mlp_data(*shapes)
+    unpooled_slots = list(mlp_data(*shapes))
+    kept_buffers.ENABLED = False  # planned as before the plans kept buffers
+    try:
+        unpooled = Program(mlp_program(*shapes), str(EXAMPLE))
+        unpooled.run(slots=unpooled_slots, in_place=True)
+    finally:
+        kept_buffers.ENABLED = True
     sides = {
         "numpy": lambda: numpy_step(*numpy_slots),
         "Program.run": lambda: program.run(slots=slots),
         "in_place": lambda: program.run(slots=in_place, in_place=True),
         "plan only": lambda: program.interpreter.call("main", plan_slots),
+        "in_place, new arrays": lambda: unpooled.run(
+            slots=unpooled_slots, in_place=True
+        ),
     }
     if (jitted := jax_step(shapes)) is not None:  # last: see bench/RESULTS.md
         sides["jax jit"] = jitted
@@ -260,12 +273,12 @@ def bench_mlp(repeats: int) -> None:
     print(f"    updated weights {weight_diff:.2e} (largest update {update:.2e})")
     numpy_time = medians["numpy"].seconds
     print(
-        f"    {'':12} {'ms/step':>9} {'ratio':>7} {'faults':>7}   "
+        f"    {'':20} {'ms/step':>9} {'ratio':>7} {'faults':>7}   "
         f"(median of {-(-repeats // 8) * 8}, in blocks of 8)"
     )
     for name, (seconds, faults) in medians.items():
         ratio = seconds / numpy_time
-        print(f"    {name:12} {seconds * 1e3:9.2f} {ratio:7.2f} {faults:7.0f}")
+        print(f"    {name:20} {seconds * 1e3:9.2f} {ratio:7.2f} {faults:7.0f}")
     print("    target: Program.run / numpy <= 1.0 (issue 15)")
 
 

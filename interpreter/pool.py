@@ -42,10 +42,11 @@ POOLED_BYTES = 1 << 16
 memory itself, and below about 128 KiB glibc takes memory from its heap,
 where it was written before."""
 
-POOL_LIMIT = 1 << 29
-"""The most memory a plan's buffers may take (512 MiB): a plan whose
-buffers would take more keeps none, so that a run of a huge program leaves
-no more memory taken than it did before."""
+POOL_LIMIT = 1 << 26
+"""The most memory a plan's buffers may take (64 MiB): a plan whose buffers
+would take more keeps none, so that a huge program leaves no more memory
+taken after a run than it did before (the programs that `gradopt.run` and
+`jit` keep prepared keep their buffers too)."""
 
 Layout = tuple[tuple[int, ...], np.dtype]
 """A buffer's shape and dtype."""
