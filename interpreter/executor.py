@@ -196,6 +196,9 @@ class Plan:
             return self._run(frame)
         buffers = pool.take()
         frame.extend(repeat(None, pool.first - len(frame)))
+        if buffers is None:  # `out=None`: new arrays
+            frame.extend(repeat(None, len(pool.layouts)))
+            return self._run(frame)
         frame.extend(buffers)
         try:
             return self._run(frame)

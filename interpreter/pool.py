@@ -7,8 +7,16 @@ its first write. The large MLP step of `bench/interpreter_speed.py` took 950
 such faults a run, a third of its time; hand-written NumPy takes as many.
 
 So a plan writes each large value that a kernel would put in a new array
-(its op `takes_out`, and the value is static, `POOLED_BYTES` or more) into a
-buffer of its type with `out=`, and keeps the buffers for the next run. The
+(its op `takes_out`, and the value is static, of `POOLED_BYTES` or more) into a
+buffer of its type with `out=`, and keeps the buffers for the next run, in
+runs that ask for it (`keeping`: every `Program.run` but one that copies its
+slots, and `jit`'s calls). Other runs pass `out=None`: new arrays, as
+before. A run that copies its slots makes new memory anyway, and took more
+page faults with kept buffers (1.6 MB of them held pushed the copies into
+fresh memory). Kept buffers made the large MLP step in place, GradBench's
+gmm and kmeans gradients 1.2-2.9x faster, and llsq's 1-9% slower, by the
+memory glibc would have reused at once while still in the cache
+(bench/RESULTS.md). The
 buffers are chosen when planning: values whose lives do not overlap share
 one (greedy interval colouring in program order; a value's life runs from
 its step to the last read of it or of anything that may share its memory,
@@ -26,7 +34,9 @@ as many sets as runs were ever under way at once.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -37,10 +47,11 @@ from xdsl.ir import Operation
 from gradopt.dialect.ops import KernelOp
 from gradopt.dialect.types import dtype_of
 
-POOLED_BYTES = 1 << 16
-"""The smallest value given a kept buffer (64 KiB): NumPy keeps small arrays'
-memory itself, and below about 128 KiB glibc takes memory from its heap,
-where it was written before."""
+POOLED_BYTES = 1 << 20
+"""The smallest value given a kept buffer (1 MiB): smaller values come from
+glibc's heap, whose memory was written before, once the largest ones no
+longer come and go (the large MLP step in place took no page fault with
+buffers kept from 64 KiB on or from 1 MiB on, and was as fast)."""
 
 POOL_LIMIT = 1 << 26
 """The most memory a plan's buffers may take (64 MiB): a plan whose buffers
@@ -53,6 +64,19 @@ Layout = tuple[tuple[int, ...], np.dtype]
 
 ENABLED = True
 """Whether plans keep buffers (tests compare the bits both ways)."""
+
+_keeping: ContextVar[bool] = ContextVar("keeping", default=False)
+
+
+@contextmanager
+def keeping() -> Iterator[None]:
+    """Runs (of every plan, loop bodies and callees included) started inside
+    use their plans' kept buffers."""
+    token = _keeping.set(True)
+    try:
+        yield
+    finally:
+        _keeping.reset(token)
 
 
 class _Step(Protocol):
@@ -78,8 +102,11 @@ class Pool:
     layouts: tuple[Layout, ...]
     sets: list[list[np.ndarray]] = field(default_factory=list)
 
-    def take(self) -> list[np.ndarray]:
-        """A set of buffers no other run is using (new on a first run)."""
+    def take(self) -> list[np.ndarray] | None:
+        """A set of buffers no other run is using (new on a first run), or
+        None outside `keeping`."""
+        if not _keeping.get():
+            return None
         try:
             return self.sets.pop()
         except IndexError:

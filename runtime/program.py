@@ -35,7 +35,7 @@ from gradopt.dialect.errors import OpError
 from gradopt.dialect.hints import MISSING_OPS
 from gradopt.dialect.types import Value, dtype_of, is_i1, is_value_type, layout_of
 from gradopt.dialect.verifier import verify_module
-from gradopt.interpreter import Interpreter
+from gradopt.interpreter import Interpreter, pool
 from gradopt.runtime.background import BackgroundCompile
 from gradopt.runtime.threads import (
     blas_threads_for,
@@ -330,6 +330,10 @@ class Program:
         shape, the run updates it in place, and the result's slots are those
         arrays (a training loop keeps its weights in them between calls).
 
+        On the interpreter, runs that copy no slots (in place, or of an entry
+        without slots; and `jit`'s) keep buffers for the program's large
+        intermediates from one to the next (`gradopt.interpreter.pool`).
+
         `backend="auto"` runs on the interpreter while IREE compiles the
         program on a background thread (started once the first such run has
         answered), and on IREE from the first run after the compiled module
@@ -383,17 +387,25 @@ class Program:
             for slot, final in zip(slot_values, values[count:], strict=True):
                 np.copyto(slot, final)
             return _result(signature, results, slot_values, "iree")
-        results = self.interpret(entry, arguments, deterministic)
+        # copied slots are new memory anyway: kept buffers pushed the copies
+        # into fresh pages (bench/RESULTS.md)
+        keep = in_place or not known.slots
+        results = self.interpret(entry, arguments, deterministic, keep)
         if compile_after:
             self._background.start()
         return _result(signature, results, slot_values)
 
     def interpret(
-        self, entry: str, arguments: list[object], deterministic: bool | None
+        self,
+        entry: str,
+        arguments: list[object],
+        deterministic: bool | None,
+        keep: bool = True,
     ) -> list[np.ndarray]:
         """The results of `entry` run by the interpreter on `arguments` (the
         entry's inputs in order, of its types), each an array of its own:
-        none is an argument or shares its memory."""
+        none is an argument or shares its memory. With `keep`, the plans'
+        kept buffers hold the large intermediates (`gradopt.interpreter.pool`)."""
         try:
             if deterministic is None:
                 deterministic = determinism.from_environment()
@@ -402,7 +414,7 @@ class Program:
                 if deterministic
                 else self.blas_threads
             )
-            with threads:
+            with threads, pool.keeping() if keep else nullcontext():
                 values = self.interpreter.call(entry, arguments)
         except OpError as error:
             raise self.located(error) from None

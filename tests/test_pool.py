@@ -44,9 +44,10 @@ def runs(
     fresh copies of `slots`; all of them kept until the end."""
     program = Program(text)
     kept = []
-    for _ in range(times):
-        result = program.run(slots=[s.copy() for s in slots], args=args)
-        kept.append([*map(np.asarray, result.results), *result.slots])
+    with pool.keeping():
+        for _ in range(times):
+            result = program.run(slots=[s.copy() for s in slots], args=args)
+            kept.append([*map(np.asarray, result.results), *result.slots])
     return kept
 
 
@@ -109,7 +110,7 @@ def all_plans(program: Program) -> Iterator[Plan]:
                     todo.append(cell.cell_contents)
 
 
-T = "tensor<256x256xf32>"
+T = "tensor<512x512xf32>"
 CHAIN = f"""func.func @main(%x: {T}, %y: {T}) -> ({T}, tensor<f32>) {{
   %a = grad.mul %x, %y : {T}
   %b = grad.sin %a : {T}
@@ -117,8 +118,8 @@ CHAIN = f"""func.func @main(%x: {T}, %y: {T}) -> ({T}, tensor<f32>) {{
   %d = grad.dot %c, %b : {T}, {T} to {T}
   %e = grad.add %d, %c : {T}
   %s = grad.reduce add %e [0, 1] : {T} to tensor<f32>
-  %r = grad.reshape %d : {T} to tensor<65536xf32>
-  %back = grad.reshape %r : tensor<65536xf32> to {T}
+  %r = grad.reshape %d : {T} to tensor<262144xf32>
+  %back = grad.reshape %r : tensor<262144xf32> to {T}
   %out = grad.mul %back, %x : {T}
   func.return %out, %s : {T}, tensor<f32>
 }}
@@ -126,10 +127,10 @@ CHAIN = f"""func.func @main(%x: {T}, %y: {T}) -> ({T}, tensor<f32>) {{
 
 
 def test_a_second_run_allocates_no_intermediate() -> None:
-    """`%a` to `%e` go in kept buffers (256 KiB each); the result `%out`, a
+    """`%a` to `%e` go in kept buffers (1 MiB each); the result `%out`, a
     new array, is all a second run allocates."""
-    program = Program(CHAIN)
-    x, y = (np.full((256, 256), v, np.float32) for v in (0.5, 0.25))
+    program = Program(CHAIN)  # no slots: its runs keep buffers
+    x, y = (np.full((512, 512), v, np.float32) for v in (0.5, 0.25))
     program.run(args=[x, y])
     plan = program.interpreter.plans["main"]
     assert plan.pool is not None and len(plan.pool.layouts) >= 2
@@ -142,14 +143,41 @@ def test_a_second_run_allocates_no_intermediate() -> None:
     assert peak < 1.5 * x.nbytes
 
 
-LEAVING = f"""func.func @main(%x: {T}) -> (tensor<65536xf32>, {T}, tensor<f32>) {{
+SLOTTED = f"""func.func @main(%ws: memref<512x512xf32>, %x: {T}) -> tensor<f32> {{
+  %w = grad.load %ws : memref<512x512xf32>
+  %h = grad.dot %x, %w : {T}, {T} to {T}
+  %e = grad.exp2 %h : {T}
+  %s = grad.reduce add %e [0, 1] : {T} to tensor<f32>
+  %u = grad.mul %w, %e : {T}
+  grad.store %u, %ws : memref<512x512xf32>
+  func.return %s : tensor<f32>
+}}
+"""
+
+
+def test_runs_that_copy_slots_make_new_arrays_and_in_place_ones_keep() -> None:
+    """A run that copies its slots (new memory anyway) makes new arrays; in
+    place, the run keeps buffers; both give the same bits."""
+    program = Program(SLOTTED)
+    x = np.full((512, 512), 1e-3, np.float32)
+    copied = program.run(slots=[np.ones((512, 512), np.float32)], args=[x])
+    plan_pool = program.interpreter.plans["main"].pool
+    assert plan_pool is not None and not plan_pool.sets
+    w = np.ones((512, 512), np.float32)
+    in_place = program.run(slots=[w], args=[x], in_place=True)
+    assert len(plan_pool.sets) == 1
+    assert bits(in_place.results[0]) == bits(copied.results[0])
+    np.testing.assert_array_equal(bits(w), bits(copied.slots[0]))
+
+
+LEAVING = f"""func.func @main(%x: {T}) -> (tensor<262144xf32>, {T}, tensor<f32>) {{
   %a = grad.sin %x : {T}
-  %r = grad.reshape %a : {T} to tensor<65536xf32>
+  %r = grad.reshape %a : {T} to tensor<262144xf32>
   %b = grad.sqrt %x : {T}
   %c = grad.exp2 %b : {T}
   %d = grad.neg %x : {T}
   %s = grad.reduce add %d [0, 1] : {T} to tensor<f32>
-  func.return %r, %c, %s : tensor<65536xf32>, {T}, tensor<f32>
+  func.return %r, %c, %s : tensor<262144xf32>, {T}, tensor<f32>
 }}
 """
 
@@ -168,7 +196,7 @@ def test_a_value_that_leaves_or_whose_view_leaves_gets_no_buffer() -> None:
     """`%a` leaves as its view `%r`, `%b` as `%c` (which exp2 writes into
     its memory); `%d` alone stays in the run."""
     program = Program(LEAVING)
-    program.run(args=[np.ones((256, 256), np.float32)])
+    program.run(args=[np.ones((512, 512), np.float32)])
     assert pooled(program) == {"d"}
 
 
@@ -176,7 +204,7 @@ def test_values_whose_lives_do_not_overlap_share_a_buffer() -> None:
     """In `CHAIN`, `%c` and `%e` live in `%a`'s memory (`out=`), and `%d`,
     a new value while `%a` and `%b` are alive, gets a third buffer."""
     program = Program(CHAIN)
-    program.run(args=[np.ones((256, 256), np.float32)] * 2)
+    program.run(args=[np.ones((512, 512), np.float32)] * 2)
     assert pooled(program) == {"a", "b", "d"}
     plan_pool = program.interpreter.plans["main"].pool
     assert plan_pool is not None and len(plan_pool.layouts) == 3
@@ -185,9 +213,9 @@ def test_values_whose_lives_do_not_overlap_share_a_buffer() -> None:
 def test_over_the_limit_a_plan_keeps_no_buffers(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(pool, "POOL_LIMIT", 256 * 256 * 4)
+    monkeypatch.setattr(pool, "POOL_LIMIT", 512 * 512 * 4)
     program = Program(CHAIN)
-    program.run(args=[np.ones((256, 256), np.float32)] * 2)
+    program.run(args=[np.ones((512, 512), np.float32)] * 2)
     assert program.interpreter.plans["main"].pool is None
 
 
@@ -197,13 +225,17 @@ def test_runs_under_way_at_once_use_sets_of_their_own() -> None:
     program = Program(CHAIN)
     rng = np.random.default_rng(0)
     inputs = [
-        [rng.standard_normal((256, 256)).astype(np.float32) for _ in range(2)]
+        [rng.standard_normal((512, 512)).astype(np.float32) for _ in range(2)]
         for _ in range(4)
     ]
     expected = [[bits(v).copy() for v in program.run(args=i).results] for i in inputs]
     failures: list[int] = []
 
     def work(which: int) -> None:
+        with pool.keeping():  # each thread starts outside it
+            runs_of(which)
+
+    def runs_of(which: int) -> None:
         for _ in range(20):
             got = program.run(args=inputs[which]).results
             if any(
