@@ -34,6 +34,7 @@ as many sets as runs were ever under way at once.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -58,6 +59,15 @@ POOL_LIMIT = 1 << 26
 would take more keeps none, so that a huge program leaves no more memory
 taken after a run than it did before (the programs that `gradopt.run` and
 `jit` keep prepared keep their buffers too)."""
+
+HELD_LIMIT = 1 << 28
+"""The most memory the kept buffers of all plans may hold together (256
+MiB): a run that would pass it makes new arrays. The caches of prepared
+programs (`gradopt.run`'s, each `jit`'s) count their programs' text, not
+their buffers, and a `jit` called on many shapes keeps a program for each."""
+
+_held = [0]
+"""The bytes all plans' kept buffers hold now."""
 
 Layout = tuple[tuple[int, ...], np.dtype]
 """A buffer's shape and dtype."""
@@ -104,16 +114,26 @@ class Pool:
 
     def take(self) -> list[np.ndarray] | None:
         """A set of buffers no other run is using (new on a first run), or
-        None outside `keeping`."""
+        None outside `keeping` or where a new set would pass `HELD_LIMIT`."""
         if not _keeping.get():
             return None
         try:
             return self.sets.pop()
         except IndexError:
-            return [np.empty(shape, dtype) for shape, dtype in self.layouts]
+            pass
+        size = sum(math.prod(shape) * dtype.itemsize for shape, dtype in self.layouts)
+        if _held[0] + size > HELD_LIMIT:
+            return None
+        _held[0] += size
+        weakref.finalize(self, _release, size)  # when the plan goes
+        return [np.empty(shape, dtype) for shape, dtype in self.layouts]
 
     def give(self, buffers: list[np.ndarray]) -> None:
         self.sets.append(buffers)
+
+
+def _release(size: int) -> None:
+    _held[0] -= size
 
 
 def _layout(op: Operation) -> Layout | None:

@@ -6,6 +6,7 @@ intermediate."""
 
 from __future__ import annotations
 
+import gc
 import threading
 import tracemalloc
 from collections.abc import Iterator
@@ -252,3 +253,23 @@ def test_runs_under_way_at_once_use_sets_of_their_own() -> None:
     assert not failures
     plan_pool = program.interpreter.plans["main"].pool
     assert plan_pool is not None and 1 <= len(plan_pool.sets) <= 4
+
+
+def test_all_plans_together_hold_at_most_the_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A run whose new set of buffers would pass `HELD_LIMIT` makes new arrays
+    (the same bits); once a program holding buffers is gone, another may."""
+    x = np.ones((512, 512), np.float32)
+    first, second = Program(CHAIN), Program(CHAIN)
+    first.run(args=[x, x])
+    first_pool = first.interpreter.plans["main"].pool
+    assert first_pool is not None and len(first_pool.sets) == 1
+    monkeypatch.setattr(pool, "HELD_LIMIT", pool._held[0])
+    expected = bits(second.run(args=[x, x]).results[0])
+    second_pool = second.interpreter.plans["main"].pool
+    assert second_pool is not None and not second_pool.sets
+    del first, first_pool
+    gc.collect()
+    np.testing.assert_array_equal(bits(second.run(args=[x, x]).results[0]), expected)
+    assert len(second_pool.sets) == 1
