@@ -16,8 +16,9 @@ page faults with kept buffers (1.6 MB of them held pushed the copies into
 fresh memory). Kept buffers made the large MLP step in place, GradBench's
 gmm and kmeans gradients 1.2-2.9x faster, and llsq's 1-9% slower, by the
 memory glibc would have reused at once while still in the cache
-(bench/RESULTS.md). The
-buffers are chosen when planning: values whose lives do not overlap share
+(bench/RESULTS.md).
+
+The buffers are chosen when planning: values whose lives do not overlap share
 one (greedy interval colouring in program order; a value's life runs from
 its step to the last read of it or of anything that may share its memory,
 and the values that later steps write into its memory, `out=`, live in it
@@ -72,6 +73,12 @@ _held = [0]
 Layout = tuple[tuple[int, ...], np.dtype]
 """A buffer's shape and dtype."""
 
+
+def _nbytes(layout: Layout) -> int:
+    shape, dtype = layout
+    return math.prod(shape) * dtype.itemsize
+
+
 ENABLED = True
 """Whether plans keep buffers (tests compare the bits both ways)."""
 
@@ -121,7 +128,7 @@ class Pool:
             return self.sets.pop()
         except IndexError:
             pass
-        size = sum(math.prod(shape) * dtype.itemsize for shape, dtype in self.layouts)
+        size = sum(map(_nbytes, self.layouts))
         if _held[0] + size > HELD_LIMIT:
             return None
         _held[0] += size
@@ -146,11 +153,8 @@ def _layout(op: Operation) -> Layout | None:
     type = op.results[0].type
     if not isinstance(type, TensorType) or not type.has_static_shape():
         return None
-    shape = tuple(type.get_shape())
-    dtype = np.dtype(dtype_of(type.get_element_type()))
-    if math.prod(shape) * dtype.itemsize < POOLED_BYTES:
-        return None
-    return shape, dtype
+    layout = tuple(type.get_shape()), np.dtype(dtype_of(type.get_element_type()))
+    return layout if _nbytes(layout) >= POOLED_BYTES else None
 
 
 def buffers(
@@ -171,20 +175,24 @@ def buffers(
     leaving = set(outputs)
     home: dict[int, int] = {}  # a value -> the position of the step it lives from
     lives: dict[int, tuple[Layout, list[int]]] = {}  # by that position
+    literals = set(constants)  # computed when planning: no step runs
     for position, step in enumerate(steps):
         if step.out is not None and step.operands[step.out] in home:
             home[step.result] = start = home[step.operands[step.out]]
             lives[start][1].append(step.result)
-        elif step.into is None and (layout := _layout(step.op)) is not None:
+        elif (
+            step.into is None
+            and step.result not in literals
+            and (layout := _layout(step.op)) is not None
+        ):
             home[step.result] = position
             lives[position] = (layout, [step.result])
-    excluded = set(constants)
     chosen: dict[int, int] = {}
     layouts: list[Layout] = []
     free_from: list[int] = []  # per buffer, the first position it is free at
     for start, (layout, values) in sorted(lives.items()):
         shared = set().union(*map(aliases, values))
-        if shared & leaving or excluded.intersection(values):
+        if shared & leaving:
             continue
         end = max(last.get(index, start) for index in shared)
         buffer = next(
@@ -201,7 +209,6 @@ def buffers(
             free_from.append(0)
         free_from[buffer] = end + 1
         chosen[start] = buffer
-    total = sum(math.prod(shape) * dtype.itemsize for shape, dtype in layouts)
-    if total > POOL_LIMIT:
+    if sum(map(_nbytes, layouts)) > POOL_LIMIT:
         return {}, ()
     return chosen, tuple(layouts)

@@ -100,7 +100,7 @@ class KernelOp(IRDLOperation, HasFolderInterface, ABC):
     def takes_out(self) -> bool:
         """Whether the kernel writes its whole result into any array of the
         result's type given as `out=` (the executor passes buffers it keeps
-        from run to run: `interpreter.executor._Pool`)."""
+        from run to run: `gradopt.interpreter.pool`)."""
         return bool(self.out_operands())
 
     def view_kernel(self) -> Kernel | None:
