@@ -12,8 +12,8 @@ the convolution's output besides the loss and gradients JAX returns) and
 For each step the program is compiled once (with gradopt's flags, or those
 named by `--flags`) and loaded once per runtime driver; then, in one process,
 the sides are called in turn round after round (a busy minute of the shared
-machine slows all alike), and the medians are printed with their ratio to
-JAX:
+machine slows all alike), and each side's median, mean and 90th percentile
+are printed with the median's and the mean's ratio to JAX's:
 
 - jax jit: `jax.jit(jax.value_and_grad(...))` on arrays already on the
   device, `block_until_ready`;
@@ -29,14 +29,15 @@ JAX:
 
 The load average (`os.getloadavg`) is printed before and after each step.
 Each side is called `--block` times back to back (20 by default, as a
-training loop calls one step), the blocks in turn `--rounds` times
-(`in_blocks`); `--block 1` calls the sides in turn call by call, which
-measured JAX's steps 1.2-1.7x slower than in blocks (its worker threads and
-IREE's disturb the side called next: bench/RESULTS.md).
+training loop calls one step) after `--warmup` untimed calls (3), the
+blocks in turn `--rounds` times (`call_times`); `--block 1 --warmup 0`
+calls the sides in turn call by call, which measured JAX's steps 1.2-1.7x
+slower than in blocks (its worker threads and IREE's disturb the side
+called next: bench/RESULTS.md).
 
     python bench/ahead_of_jax.py [--rounds 30] [--steps large,small,cnn,attention]
                                  [--drivers local-task,local-sync] [--flags host]
-                                 [--unpacked] [--block N]
+                                 [--unpacked] [--block N] [--warmup N]
     python bench/ahead_of_jax.py --call-path --rounds 2000
 """
 
@@ -67,7 +68,7 @@ from models import (
     jax_attention,
     jax_conv2d,
 )
-from small_step import in_blocks, interleaved
+from small_step import call_times, interleaved
 
 from gradopt import Program
 from gradopt.runtime import iree
@@ -159,9 +160,11 @@ def measure(
     rounds: int,
     unpacked_too: bool = False,
     block: int = 1,
-) -> tuple[float, str, float, dict[str, float]]:
+    warmup: int = 0,
+) -> tuple[float, str, float, dict[str, np.ndarray]]:
     """Compile seconds, the driver gradopt chooses, the largest relative
-    difference of the loss from JAX's, and the median seconds of each side.
+    difference of the loss from JAX's, and the seconds of each call of each
+    side (`call_times`).
     With `unpacked_too`, a program that gradopt packs
     (`gradopt.runtime.iree_packing`) is also run unpacked (`run D unpacked`,
     `bare D unpacked`: the call path before packing, on the same driver)."""
@@ -201,14 +204,25 @@ def measure(
         side()
     gc.disable()
     try:
-        medians = (
-            interleaved(sides, rounds)
-            if block == 1
-            else in_blocks(sides, rounds, block)
-        )
-        return compiled, chosen, difference, medians
+        return compiled, chosen, difference, call_times(sides, rounds, block, warmup)
     finally:
         gc.enable()
+
+
+def report(times: dict[str, np.ndarray]) -> None:
+    """Each side's median, mean and 90th percentile in ms, and its median
+    and mean against JAX's: a call path whose slow calls are rare but long
+    (IREE's threads on a small machine, bench/RESULTS.md) shows in the mean,
+    which is what a training loop waits for, and not in the median."""
+    print(f"    {'':27} {'median':>9} {'mean':>9} {'p90':>9}   vs jax: median  mean")
+    jax = times["jax jit"]
+    for side, took in times.items():
+        median, mean = np.median(took), took.mean()
+        print(
+            f"    {side:27} {median * 1e3:9.3f} {mean * 1e3:9.3f} "
+            f"{np.percentile(took, 90) * 1e3:9.3f}   "
+            f"{median / np.median(jax):13.2f} {mean / jax.mean():5.2f}"
+        )
 
 
 def call_path(rounds: int) -> dict[str, float]:
@@ -270,6 +284,12 @@ def main() -> None:
         help="call each side this many times back to back (see `in_blocks`)",
     )
     arguments.add_argument(
+        "--warmup",
+        type=int,
+        default=3,
+        help="untimed calls before each block (see `call_times`)",
+    )
+    arguments.add_argument(
         "--unpacked",
         action="store_true",
         help="also run a packed program unpacked (see `measure`)",
@@ -294,18 +314,21 @@ def main() -> None:
         os.environ["GRADOPT_CACHE_DIR"] = cache
         for name in args.steps.split(","):
             before = os.getloadavg()[0]
-            compiled, chosen, difference, medians = measure(
-                name, args.drivers.split(","), args.rounds, args.unpacked, args.block
+            compiled, chosen, difference, times = measure(
+                name,
+                args.drivers.split(","),
+                args.rounds,
+                args.unpacked,
+                args.block,
+                args.warmup,
             )
             after = os.getloadavg()[0]
             print(
                 f"{name}: compile {compiled:.1f} s, gradopt's driver {chosen}, "
                 f"loss vs jax {difference:.1e} (relative), "
-                f"load {before:.1f} -> {after:.1f}, medians of {args.rounds}"
+                f"load {before:.1f} -> {after:.1f}, {args.rounds} rounds"
             )
-            jax_time = medians["jax jit"]
-            for side, took in medians.items():
-                print(f"    {side:27} {took * 1e3:9.3f} ms {took / jax_time:6.2f}x jax")
+            report(times)
 
 
 if __name__ == "__main__":

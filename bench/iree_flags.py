@@ -4,12 +4,16 @@ measurement").
 
 For each step, the lowered program is compiled once per flag set (after
 `DEVICE`; `gradopt` is the set gradopt chooses for the program, which for a
-loop is `LOOP_COMPILE_FLAGS`, replaced here too by each other set), each
+loop is `LOOP_COMPILE_FLAGS`, replaced here too by each other set, and
+`gradopt in order` the same without reassociated float sums), each
 build is loaded on `local-task` and called bare (on buffer views made once,
-as `iree-benchmark-module` calls it), beside JAX's jitted step. The sides run
+as `iree-benchmark-module` calls it, from the waiting thread that
+`Program.run` hands its calls to: `bench/iree_caller.py`), beside JAX's
+jitted step. The sides run
 in blocks of `--block` calls, the blocks in turn `--rounds` times, as a
-training loop calls one step (`small_step.in_blocks`); medians in ms with
-their ratio to JAX, and each build's compile time.
+training loop calls one step, after 3 untimed ones (`small_step.call_times`);
+each side's median, mean and 90th percentile in ms with their ratios to
+JAX's, and each build's compile time.
 
     python bench/iree_flags.py [--steps large,attention,cnn,small] [--rounds 30]
                                [--block 20] [--flags host,host+tiling,...]
@@ -26,21 +30,24 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ahead_of_jax import bare, step
+from ahead_of_jax import bare, report, step
 from iree_call import DEVICE, FLAGS
-from small_step import in_blocks
+from small_step import call_times
 
 from gradopt import Program
 from gradopt.runtime import iree
 from gradopt.runtime.buffers import aligned_copy
+from gradopt.runtime.iree_caller import call_waiting
 
-COMPARED = "gradopt,host,host+tiling,host+tiling+ukernels,host+tiling+mmt4d"
-"""The flag sets of `bench/iree_call.py`, and `gradopt`: the flags gradopt
-compiles the step with (`gradopt.runtime.iree.compile_flags`)."""
+COMPARED = "gradopt,gradopt in order,host,host+tiling,host+tiling+mmt4d"
+"""The flag sets of `bench/iree_call.py`, `gradopt`: the flags gradopt
+compiles the step with (`gradopt.runtime.iree.compile_flags`), and
+`gradopt in order`: those without `iree.REASSOCIATE`."""
 
 
 def measure(name: str, flag_sets: list[str], rounds: int, block: int) -> None:
-    """Print each build's compile seconds and the medians of the step's sides."""
+    """Print each build's compile seconds and its calls' median, mean and
+    90th percentile (`ahead_of_jax.report`)."""
     spec = step(name)
     lowered = iree.lower(Program(spec.text).module)
     data = [aligned_copy(a) for a in spec.data]
@@ -49,20 +56,23 @@ def measure(name: str, flag_sets: list[str], rounds: int, block: int) -> None:
     chosen = iree.compile_flags(lowered)
     for flags in flag_sets:
         iree.COMPILE_FLAGS = iree.LOOP_COMPILE_FLAGS = (
-            chosen if flags == "gradopt" else DEVICE + FLAGS[flags]
+            chosen
+            if flags == "gradopt"
+            else tuple(f for f in chosen if f != iree.REASSOCIATE)
+            if flags == "gradopt in order"
+            else DEVICE + FLAGS[flags]
         )
         started = time.perf_counter()
         vmfb = iree.compile_text(lowered)
         compiled[flags] = time.perf_counter() - started
-        sides[flags] = bare(iree.IreeModule(vmfb, "local-task"), data)
+        call = bare(iree.IreeModule(vmfb, "local-task"), data)
+        sides[flags] = lambda call=call: call_waiting(call)
     sides["jax jit"] = spec.jax
     load = os.getloadavg()[0]
-    medians = in_blocks(sides, rounds, block)
-    jax = medians["jax jit"]
-    print(f"{name}: load {load:.1f} -> {os.getloadavg()[0]:.1f}, medians")
-    for side, took in medians.items():
-        line = f"    {side:22} {took * 1e3:8.3f} ms {took / jax:5.2f}x jax"
-        print(line + (f"  compile {compiled[side]:.1f} s" if side in compiled else ""))
+    times = call_times(sides, rounds, block, warmup=3)
+    built = ", ".join(f"{flags} {took:.1f} s" for flags, took in compiled.items())
+    print(f"{name}: load {load:.1f} -> {os.getloadavg()[0]:.1f}, compiled: {built}")
+    report(times)
 
 
 def main() -> None:

@@ -32,36 +32,49 @@ from gradopt.interpreter import Plan, implicit
 SHAPES = (64, 64, 32, 10)
 
 
+def call_times(
+    sides: dict[str, Callable[[], object]],
+    rounds: int,
+    block: int = 1,
+    warmup: int = 0,
+) -> dict[str, np.ndarray]:
+    """The seconds of every call of each side: each side called `block`
+    times back to back (as a training loop calls one step), after `warmup`
+    calls that are not timed, the sides' blocks in turn `rounds` times (so
+    that a slower minute of the machine slows all alike). Interleaved call
+    by call (`block` 1), JAX's time depends on what runs between its calls:
+    its worker threads park, and the side after it shares the cores with
+    their spinning (bench/RESULTS.md); in blocks, the first calls of a
+    block still pay for the threads of the side before it."""
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    for _ in range(rounds):
+        for name, side in sides.items():
+            for _ in range(warmup):
+                side()
+            for _ in range(block):
+                started = time.perf_counter()
+                side()
+                times[name].append(time.perf_counter() - started)
+    return {name: np.array(t) for name, t in times.items()}
+
+
+def medians(times: dict[str, np.ndarray]) -> dict[str, float]:
+    return {name: float(np.median(t)) for name, t in times.items()}
+
+
 def interleaved(
     sides: dict[str, Callable[[], object]], rounds: int
 ) -> dict[str, float]:
     """The median seconds of each side, the sides called in turn `rounds`
-    times (so that a slower minute of the machine slows all alike)."""
-    times: dict[str, list[float]] = {name: [] for name in sides}
-    for _ in range(rounds):
-        for name, side in sides.items():
-            started = time.perf_counter()
-            side()
-            times[name].append(time.perf_counter() - started)
-    return {name: float(np.median(t)) for name, t in times.items()}
+    times."""
+    return medians(call_times(sides, rounds))
 
 
 def in_blocks(
     sides: dict[str, Callable[[], object]], rounds: int, block: int
 ) -> dict[str, float]:
-    """The median seconds of each side, called `block` times back to back
-    (as a training loop calls one step), the sides' blocks in turn `rounds`
-    times. Interleaved call by call, JAX's time depends on what runs between
-    its calls: its worker threads park, and the side after it shares the
-    cores with their spinning (bench/RESULTS.md)."""
-    times: dict[str, list[float]] = {name: [] for name in sides}
-    for _ in range(rounds):
-        for name, side in sides.items():
-            for _ in range(block):
-                started = time.perf_counter()
-                side()
-                times[name].append(time.perf_counter() - started)
-    return {name: float(np.median(t)) for name, t in times.items()}
+    """The median seconds of each side, called in blocks (`call_times`)."""
+    return medians(call_times(sides, rounds, block))
 
 
 def plan_profile(

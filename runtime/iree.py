@@ -40,7 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
@@ -50,6 +50,7 @@ from gradopt.passes.convert_grad_to_standard import ConvertGradToStandardPass
 from gradopt.passes.gather_windows import GATHERED, GatherWindowsPass
 from gradopt.runtime.buffers import importable
 from gradopt.runtime.iree_branches import copy_branch_results
+from gradopt.runtime.iree_caller import call_waiting
 from gradopt.runtime.iree_casts import truncate_conversions
 from gradopt.runtime.iree_dispatch import DispatchRegionOp, dispatch_loops
 from gradopt.runtime.iree_driver import driver_for
@@ -62,28 +63,46 @@ from gradopt.runtime.iree_scalars import widen_carried_scalars
 from gradopt.runtime.iree_while import lower_while_loops
 from gradopt.support import environment, files
 
+T = TypeVar("T")
+
 INSTALL_HINT = (
     "the iree backend needs IREE, which is not installed: install gradopt's "
     "'iree' extra (pip install 'gradopt[iree]', which brings iree-base-compiler "
     "and iree-base-runtime)"
 )
 
-COMPILE_FLAGS: tuple[str, ...] = (
+REASSOCIATE = "--iree-llvmcpu-reassociate-fp-reductions=true"
+
+TARGET_FLAGS: tuple[str, ...] = (
     "--iree-hal-target-device=local",
     "--iree-hal-local-target-device-backends=llvm-cpu",
     "--iree-llvmcpu-target-cpu=host",
+    REASSOCIATE,
+)
+"""The flags of every program: the CPU of this machine (vector width and FMA
+included), and float sums that may add in another order than written, so
+that a reduction is vectorized: the CNN step's `sum(out^2)` took 213 us on
+one thread in order and 98 us reassociated, the whole step 5.07-5.21 ms and
+4.47-4.64 ms (`iree-benchmark-module --device=local-sync`, the driver of
+small programs); on two workers the steps of `bench/iree_flags.py` measured
+alike either way (bench/RESULTS.md). IREE's sums never had the
+interpreter's bits (it tiles them), and a compiled module still gives the
+same bits every call."""
+
+COMPILE_FLAGS: tuple[str, ...] = (
+    *TARGET_FLAGS,
     "--iree-opt-data-tiling=true",
     "--iree-llvmcpu-enable-ukernels=mmt4d",
 )
-"""Compile for the CPU of this machine (vector width and FMA included), with
-matrix products in IREE's tiled layouts and its hand-written kernel for the
-tiled product; packing and unpacking are generated code. Chosen by
+"""`TARGET_FLAGS` with matrix products in IREE's tiled layouts and its
+hand-written kernel for the tiled product; packing and unpacking are
+generated code. Chosen by
 `bench/iree_flags.py` (bench/RESULTS.md): all of IREE's hand-written
 kernels (`=all`, the choice before) made the large MLP, attention and small
 steps 10-40% slower on an idle AVX-512 machine, in every run."""
 
 LOOP_COMPILE_FLAGS: tuple[str, ...] = (
-    *COMPILE_FLAGS[:3],
+    *TARGET_FLAGS,
     "--iree-stream-resource-alias-mutable-bindings=true",
 )
 """The flags for a program with a loop: no tiled layouts, since IREE packs a
@@ -481,7 +500,9 @@ class IreeModule:
             ):
                 outputs = self._invoke(entry, arguments)
             else:  # scalars and bools as IREE's own call converts them
-                outputs = self.functions[entry](*map(_vm_scalar, arguments))
+                function = self.functions[entry]
+                scalars = [_vm_scalar(a) for a in arguments]
+                outputs = self._waiting(lambda: function(*scalars))
         except (RuntimeError, ValueError, IndexError) as error:
             # IREE raises its statuses as these (OUT_OF_RANGE as IndexError)
             if "RESOURCE_EXHAUSTED" in str(error):
@@ -511,9 +532,7 @@ class IreeModule:
         flats, inputs = self._packed_inputs(packing)
         packing.pack(arguments, flats)
         outputs = runtime.VmVariantList(len(packing.result_groups))
-        self.context.vm_context.invoke(
-            self._function(packing.function), inputs, outputs
-        )
+        self._invoke_vm(packing.function, inputs, outputs)
         results = [
             outputs.get_variant(i)
             .deref(runtime.HalBufferView)
@@ -564,8 +583,19 @@ class IreeModule:
         for argument in arguments:
             inputs.push_ref(self._view(argument))
         outputs = runtime.VmVariantList(len(arguments) + 1)
-        self.context.vm_context.invoke(self._function(entry), inputs, outputs)
+        self._invoke_vm(entry, inputs, outputs)
         return [outputs.get_variant(i) for i in range(len(outputs))]
+
+    def _invoke_vm(self, entry: str, inputs: object, outputs: object) -> None:
+        """The VM function `entry` invoked on the lists `inputs` and `outputs`."""
+        function = self._function(entry)
+        vm_context: Any = self.context.vm_context
+        self._waiting(lambda: vm_context.invoke(function, inputs, outputs))
+
+    def _waiting(self, call: Callable[[], T]) -> T:
+        """`call()`, which waits for IREE: on `local-task`, from a thread of
+        lower priority than the workers (`gradopt.runtime.iree_caller`)."""
+        return call_waiting(call) if self.driver == "local-task" else call()
 
     def _function(self, entry: str) -> object:
         if (function := self.vm_functions.get(entry)) is None:
