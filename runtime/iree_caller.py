@@ -7,11 +7,11 @@ to a core of its own, and waits; the waiting thread partly spins. On a
 machine with few cores it then shares a core with a worker that has work
 to do, which cannot move to another core, and the kernel gives the two
 turns of milliseconds: on 2 cores a tenth of the calls of the CNN, MLP and
-attention steps took 2-3x their median, so that their means were 1.3-1.6x
+attention steps took 2-3x their median, so that their means were 1.3-1.8x
 their medians. Waiting from a thread of the lowest priority there is
 (`SCHED_IDLE`, which runs only on a core that nothing else wants) lets the
 workers have the cores whenever they have work; the slow calls were gone,
-the means 30-40% lower (`bench/iree_caller.py`, bench/RESULTS.md). Handing
+the means 24-44% lower (`bench/iree_caller.py`, bench/RESULTS.md). Handing
 a call to the thread and back costs tens of microseconds, which is why only
 `local-task` calls (large programs) take this path.
 
