@@ -281,7 +281,7 @@ def main() -> None:
         "--block",
         type=int,
         default=20,
-        help="call each side this many times back to back (see `in_blocks`)",
+        help="call each side this many times back to back (see `call_times`)",
     )
     arguments.add_argument(
         "--warmup",

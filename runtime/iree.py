@@ -96,10 +96,12 @@ COMPILE_FLAGS: tuple[str, ...] = (
 )
 """`TARGET_FLAGS` with matrix products in IREE's tiled layouts and its
 hand-written kernel for the tiled product; packing and unpacking are
-generated code. Chosen by
-`bench/iree_flags.py` (bench/RESULTS.md): all of IREE's hand-written
-kernels (`=all`, the choice before) made the large MLP, attention and small
-steps 10-40% slower on an idle AVX-512 machine, in every run."""
+generated code. Chosen by `bench/iree_flags.py` (bench/RESULTS.md): all of
+IREE's hand-written kernels (`=all`, the choice before) made the large MLP,
+attention and small steps 10-40% slower on an idle AVX-512 machine, in
+every run; without tiled layouts the large MLP step in `grad` ops ran 10%
+faster on two workers, but the same step in linalg as JAX writes it 1.57x
+slower, and every step slower on one thread."""
 
 LOOP_COMPILE_FLAGS: tuple[str, ...] = (
     *TARGET_FLAGS,
