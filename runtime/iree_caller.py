@@ -1,6 +1,6 @@
 """The thread that waits for IREE's worker threads: a call on `local-task` is
-made from a thread that yields the cores to the workers, one such thread
-per calling thread.
+made from a thread of lower priority than the workers, one such thread per
+calling thread.
 
 A call on `local-task` hands its dispatches to IREE's workers, each pinned
 to a core of its own, and waits; the waiting thread partly spins. On a
@@ -8,11 +8,13 @@ machine with few cores it then shares a core with a worker that has work
 to do, which cannot move to another core, and the kernel gives the two
 turns of milliseconds: on 2 cores a tenth of the calls of the CNN, MLP and
 attention steps took 2-3x their median, so that their means were 1.3-1.8x
-their medians. Waiting from a thread of the lowest priority there is
-(`SCHED_IDLE`, which runs only on a core that nothing else wants) lets the
-workers have the cores whenever they have work; the slow calls were gone,
-the means 24-44% lower (`bench/iree_caller.py`, bench/RESULTS.md). Handing
-a call to the thread and back costs tens of microseconds, which is why only
+their medians. Waiting from a thread of lower priority (nice +`NICE`) lets
+the workers have the cores whenever they have work: the means were 15-30%
+lower, the slow calls mostly gone (`bench/iree_caller.py`,
+bench/RESULTS.md). The lowest priority there is, `SCHED_IDLE`, did as well
+on an idle machine but made every call about 6x slower while other
+processes kept both cores busy, since such a thread then hardly runs. Handing
+a call to the thread and back costs about 50 us, which is why only
 `local-task` calls (large programs) take this path.
 
 The calling thread's own priority cannot be lowered for the call and raised
@@ -37,21 +39,27 @@ _Job = tuple[Callable[[], object], list[tuple[bool, object]], threading.Lock]
 it returned or raised), and the lock released once it is there."""
 
 
+NICE = 10
+"""How much higher the waiting thread's nice value is than its caller's: 5,
+10 and 15 measured alike on an idle machine; with both cores kept busy by
+other processes, the CNN step's calls took 1.14-1.19x as long as waiting
+on the calling thread with 10, 0.86-1.03x with 5 (`SCHED_IDLE`: 6.2-6.4x)."""
+
+
 def yield_the_cores() -> None:
-    """Give the calling thread the lowest priority: `SCHED_IDLE` on Linux,
-    else the highest nice value. Refused (which no system does for lowering
-    a thread's own priority), it keeps its priority: slower, still right."""
+    """Raise the calling thread's nice value by `NICE` (at most to 19), so
+    that it stays below the workers, which have the nice value of the
+    thread that made the device. Lowering one's own priority needs no
+    privilege; refused, the thread keeps its priority: slower, still right."""
     thread = threading.get_native_id()
     with contextlib.suppress(OSError):
-        if hasattr(os, "SCHED_IDLE"):
-            os.sched_setscheduler(thread, os.SCHED_IDLE, os.sched_param(0))
-        else:
-            os.setpriority(os.PRIO_PROCESS, thread, 19)
+        nice = os.getpriority(os.PRIO_PROCESS, thread)
+        os.setpriority(os.PRIO_PROCESS, thread, min(nice + NICE, 19))
 
 
 class _Caller:
-    """A daemon thread of the lowest priority that runs the jobs put to it,
-    in turn."""
+    """A daemon thread, `NICE` below its caller's priority, that runs the
+    jobs put to it, in turn."""
 
     def __init__(self) -> None:
         self.jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
