@@ -2,15 +2,20 @@
 (`local-sync`) for a small program, IREE's worker threads (`local-task`) for
 a large one.
 
-Handing a call to `local-task`'s workers and waiting for them costs tens of
-microseconds, more than a small program computes in: measured with
-`bench/ahead_of_jax.py` on 2 cores (bench/RESULTS.md), the small MLP step
-(batch 64, 64 -> 32 -> 10; a largest product of 131 072 multiply-adds) took
-0.049-0.055 ms on `local-sync` against 0.064-0.147 ms on `local-task`, while
-the large CNN step (38 million) and the large MLP step (103 million) ran
-faster on the workers. A program's size is the larger of
-its largest product's multiply-adds and its largest value's elements (a
-program of elementwise ops only is as large as its largest tensor).
+Handing a call to `local-task`'s workers and waiting for them (on a thread
+of its own, `gradopt.runtime.iree_caller`) costs a tenth of a millisecond
+and more, more than a small program computes in. Measured through `Program.run` on 2 cores
+(bench/RESULTS.md, means): one matrix product of 4.2 million multiply-adds
+took 0.14 ms on `local-sync` and 0.25 ms on `local-task`, one of 8.4
+million 0.21 and 0.49 ms, one of 16.8 million 0.41 and 0.38 ms, one of 33.6
+million 0.71 and 0.54 ms; the attention step (products of 101 million
+multiply-adds together, none over 8.4 million), the CNN step (142
+million) and the large MLP step (209 million) ran faster on the workers,
+the small MLP step (0.3 million) on the calling thread. An elementwise
+program of 1 million elements took 0.22 and 0.32 ms, of 4.2 million 1.92
+and 1.02 ms. So a program runs on the workers if its products together
+make at least `SYNC_BELOW` multiply-adds or its largest value has at least
+`VALUES_SYNC_BELOW` elements.
 """
 
 from __future__ import annotations
@@ -19,12 +24,17 @@ import math
 
 from xdsl.dialects.builtin import ModuleOp, ShapedType
 
-from gradopt.runtime.threads import largest_product
+from gradopt.runtime.threads import product_sizes
 
-SYNC_BELOW = 1 << 22
-"""The size (4 million) from which a program runs on IREE's worker threads:
-above the small MLP step's 131 072, below the attention step's 8.4 million
-multiply-adds, where the two drivers measured alike."""
+SYNC_BELOW = 1 << 24
+"""The multiply-adds of all products together (16.8 million) from which a
+program runs on IREE's worker threads: where one product measured alike on
+both drivers."""
+
+VALUES_SYNC_BELOW = 1 << 22
+"""The elements of the largest value (4.2 million) from which a program runs
+on IREE's worker threads, whatever its products: an elementwise program of
+that size took half as long on the workers."""
 
 
 def largest_value(module: ModuleOp) -> int:
@@ -42,6 +52,11 @@ def largest_value(module: ModuleOp) -> int:
 
 
 def driver_for(module: ModuleOp) -> str:
-    """`local-sync` for a program smaller than `SYNC_BELOW`, else `local-task`."""
-    size = max(largest_product(module), largest_value(module))
-    return "local-sync" if size < SYNC_BELOW else "local-task"
+    """`local-sync` for a program whose products together are under
+    `SYNC_BELOW` multiply-adds and whose values are under
+    `VALUES_SYNC_BELOW` elements, else `local-task`."""
+    small = (
+        sum(product_sizes(module)) < SYNC_BELOW
+        and largest_value(module) < VALUES_SYNC_BELOW
+    )
+    return "local-sync" if small else "local-task"

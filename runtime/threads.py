@@ -19,6 +19,7 @@ runs without the limit, which would change nothing.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 
 from xdsl.dialects import arith
@@ -37,22 +38,25 @@ transposes, 38 million) and below the large MLP step's 256x784 @ 784x512
 (103 million), which two threads speed up on an idle machine."""
 
 
-def largest_product(module: ModuleOp) -> int:
-    """The multiply-adds of `module`'s largest product (0 if it has none): a
-    `grad.dot`, or a `linalg` op that multiplies and reduces (a matmul, a
-    convolution, a contraction generic), its iteration space."""
-    largest = 0
+def product_sizes(module: ModuleOp) -> Iterator[int]:
+    """The multiply-adds of each of `module`'s products whose shape is
+    known: a `grad.dot`, or a `linalg` op that multiplies and reduces (a
+    matmul, a convolution, a contraction generic), its iteration space."""
     for op in module.walk():
         if isinstance(op, DotOp):
             *batch, m, k = tensor_type(op.lhs).get_shape()
             n = tensor_type(op.rhs).get_shape()[-1]
-            largest = max(largest, math.prod(batch) * m * k * n)
+            yield math.prod(batch) * m * k * n
         elif isinstance(op, LinalgStructuredOperation) and _multiplies(op):
             try:
-                largest = max(largest, math.prod(op.get_static_loop_ranges()))
+                yield math.prod(op.get_static_loop_ranges())
             except (NotImplementedError, ValueError, IndexError):
                 continue  # a dynamic shape: its size is not known here
-    return largest
+
+
+def largest_product(module: ModuleOp) -> int:
+    """The multiply-adds of `module`'s largest product (0 if it has none)."""
+    return max(product_sizes(module), default=0)
 
 
 def _multiplies(op: LinalgStructuredOperation) -> bool:

@@ -1,6 +1,6 @@
 """IREE's driver by program size (`gradopt.runtime.iree_driver`): the calling
-thread for a small program, the worker threads for a large product or a large
-elementwise value."""
+thread for a small program, the worker threads for large products together
+or a large elementwise value."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from test_iree import needs_iree
 
 from gradopt import Program
-from gradopt.runtime.iree_driver import SYNC_BELOW, driver_for, largest_value
+from gradopt.runtime.iree_driver import VALUES_SYNC_BELOW, driver_for, largest_value
 
 
 def dot_program(m: int, k: int, n: int) -> str:
@@ -34,15 +34,28 @@ func.func @main(%a: tensor<{size}xf32>) -> tensor<{size}xf32> {{
 """
 
 
-def test_the_driver_follows_the_largest_product_and_value() -> None:
+def two_dots_program(m: int, k: int, n: int) -> str:
+    a, b, c = (f"tensor<{x}x{y}xf32>" for x, y in ((m, k), (k, n), (m, n)))
+    return f"""
+func.func @main(%a: {a}, %b: {b}, %c: {b}) -> ({c}, {c}) {{
+  %p = grad.dot %a, %b : {a}, {b} to {c}
+  %q = grad.dot %a, %c : {a}, {b} to {c}
+  func.return %p, %q : {c}, {c}
+}}
+"""
+
+
+def test_the_driver_follows_all_products_and_the_largest_value() -> None:
     small = Program(dot_program(64, 64, 32)).module  # 131 072 multiply-adds
     assert driver_for(small) == "local-sync"
     assert largest_value(small) == 64 * 64
-    # 256 * 256 * 64 = 2^22 multiply-adds, no value of 2^22 elements
-    assert driver_for(Program(dot_program(256, 256, 64)).module) == "local-task"
-    assert driver_for(Program(dot_program(256, 255, 64)).module) == "local-sync"
-    elementwise = Program(elementwise_program(SYNC_BELOW)).module
-    assert largest_value(elementwise) == SYNC_BELOW
+    # 256^3 = 2^24 multiply-adds in one product, or in two
+    assert driver_for(Program(dot_program(256, 256, 256)).module) == "local-task"
+    assert driver_for(Program(dot_program(256, 255, 256)).module) == "local-sync"
+    assert driver_for(Program(two_dots_program(256, 256, 128)).module) == "local-task"
+    assert driver_for(Program(two_dots_program(256, 255, 128)).module) == "local-sync"
+    elementwise = Program(elementwise_program(VALUES_SYNC_BELOW)).module
+    assert largest_value(elementwise) == VALUES_SYNC_BELOW
     assert driver_for(elementwise) == "local-task"
     assert driver_for(Program(elementwise_program(1000)).module) == "local-sync"
 
@@ -62,8 +75,8 @@ def test_a_linalg_product_counts_as_a_dot_does() -> None:
     """IREE's input from JAX or torch has `linalg` products, no `grad.dot`:
     the large MLP step in linalg ran on the calling thread alone, 1.45x the
     same step in `grad` ops (bench/RESULTS.md)."""
-    assert driver_for(Program(matmul_program(256, 256, 64)).module) == "local-task"
-    assert driver_for(Program(matmul_program(256, 255, 64)).module) == "local-sync"
+    assert driver_for(Program(matmul_program(256, 256, 256)).module) == "local-task"
+    assert driver_for(Program(matmul_program(256, 255, 256)).module) == "local-sync"
 
 
 @pytest.fixture
