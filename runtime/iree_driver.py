@@ -4,18 +4,18 @@ a large one.
 
 Handing a call to `local-task`'s workers and waiting for them (on a thread
 of its own, `gradopt.runtime.iree_caller`) costs a tenth of a millisecond
-and more, more than a small program computes in. Measured through `Program.run` on 2 cores
-(bench/RESULTS.md, means): one matrix product of 4.2 million multiply-adds
-took 0.14 ms on `local-sync` and 0.25 ms on `local-task`, one of 8.4
-million 0.21 and 0.49 ms, one of 16.8 million 0.41 and 0.38 ms, one of 33.6
-million 0.71 and 0.54 ms; the attention step (products of 101 million
-multiply-adds together, none over 8.4 million), the CNN step (142
-million) and the large MLP step (209 million) ran faster on the workers,
-the small MLP step (0.3 million) on the calling thread. An elementwise
-program of 1 million elements took 0.22 and 0.32 ms, of 4.2 million 1.92
-and 1.02 ms. So a program runs on the workers if its products together
-make at least `SYNC_BELOW` multiply-adds or its largest value has at least
-`VALUES_SYNC_BELOW` elements.
+and more, more than a small program computes in. Measured through
+`Program.run` on 2 cores (bench/RESULTS.md, means): one matrix product of
+4.2 million multiply-adds took 0.14 ms on `local-sync` and 0.25 ms on
+`local-task`, one of 8.4 million 0.21 and 0.49 ms, one of 16.8 million
+0.41 and 0.38 ms, one of 33.6 million 0.71 and 0.54 ms; the attention step
+(products of 101 million multiply-adds together, none over 8.4 million),
+the CNN step (142 million) and the large MLP step (209 million) ran faster
+on the workers, the small MLP step (0.3 million) on the calling thread. An
+elementwise program of 1 million elements took 0.22 and 0.32 ms, of 4.2
+million 1.92 and 1.02 ms. So a program runs on the workers if its products
+together make at least `SYNC_BELOW` multiply-adds or its largest value has
+at least `VALUES_SYNC_BELOW` elements.
 """
 
 from __future__ import annotations
