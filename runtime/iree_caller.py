@@ -50,7 +50,10 @@ def yield_the_cores() -> None:
     """Raise the calling thread's nice value by `NICE` (at most to 19), so
     that it stays below the workers, which have the nice value of the
     thread that made the device. Lowering one's own priority needs no
-    privilege; refused, the thread keeps its priority: slower, still right."""
+    privilege; refused, or where threads have no nice value (Windows), the
+    thread keeps its priority: slower, still right."""
+    if not hasattr(os, "setpriority"):
+        return
     thread = threading.get_native_id()
     with contextlib.suppress(OSError):
         nice = os.getpriority(os.PRIO_PROCESS, thread)

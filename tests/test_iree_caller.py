@@ -125,3 +125,20 @@ print(program.run(args=[np.ones((4, 3), np.float32), np.ones((3, 2), np.float32)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "24.0"
     assert done.stderr == ""
+
+
+def test_without_nice_values_the_thread_still_serves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where `os.setpriority` is missing (Windows), the waiting thread keeps
+    its priority and still runs the calls."""
+    monkeypatch.delattr(os, "setpriority")
+    result: list[int] = []
+
+    def in_a_new_thread() -> None:
+        result.append(iree_caller.call_waiting(lambda: 7))
+
+    thread = threading.Thread(target=in_a_new_thread, daemon=True)
+    thread.start()
+    thread.join(timeout=10)
+    assert result == [7]
