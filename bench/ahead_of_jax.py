@@ -76,7 +76,8 @@ from gradopt.runtime.buffers import aligned_copy
 from gradopt.runtime.iree_driver import driver_for
 
 MLP_SHAPES = {"large": (256, 784, 512, 10), "small": (64, 64, 32, 10)}
-GRADOPT = FLAGS["host+tiling+mmt4d"]
+GRADOPT = iree.COMPILE_FLAGS[len(DEVICE) :]
+"""gradopt's flags for a program without loops, after `DEVICE`."""
 FLAG_SETS = {
     **FLAGS,
     "O3": (*GRADOPT, "--iree-opt-level=O3"),
