@@ -24,13 +24,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ahead_of_jax import bare, report, step
+from iree.compiler import compile_str
 from iree_call import DEVICE, FLAGS
 from small_step import call_times
 
@@ -45,6 +45,15 @@ compiles the step with (`gradopt.runtime.iree.compile_flags`), and
 `gradopt in order`: those without `iree.REASSOCIATE`."""
 
 
+def flag_set(name: str, chosen: tuple[str, ...]) -> tuple[str, ...]:
+    """The flags named `name`, where `chosen` are gradopt's for the step."""
+    if name == "gradopt":
+        return chosen
+    if name == "gradopt in order":
+        return tuple(f for f in chosen if f != iree.REASSOCIATE)
+    return DEVICE + FLAGS[name]
+
+
 def measure(name: str, flag_sets: list[str], rounds: int, block: int) -> None:
     """Print each build's compile seconds and its calls' median, mean and
     90th percentile (`ahead_of_jax.report`)."""
@@ -55,15 +64,8 @@ def measure(name: str, flag_sets: list[str], rounds: int, block: int) -> None:
     compiled: dict[str, float] = {}
     chosen = iree.compile_flags(lowered)
     for flags in flag_sets:
-        iree.COMPILE_FLAGS = iree.LOOP_COMPILE_FLAGS = (
-            chosen
-            if flags == "gradopt"
-            else tuple(f for f in chosen if f != iree.REASSOCIATE)
-            if flags == "gradopt in order"
-            else DEVICE + FLAGS[flags]
-        )
         started = time.perf_counter()
-        vmfb = iree.compile_text(lowered)
+        vmfb = compile_str(lowered, extra_args=list(flag_set(flags, chosen)))
         compiled[flags] = time.perf_counter() - started
         call = bare(iree.IreeModule(vmfb, "local-task"), data)
         sides[flags] = lambda call=call: call_waiting(call)
@@ -82,10 +84,8 @@ def main() -> None:
     arguments.add_argument("--block", type=int, default=20)
     arguments.add_argument("--flags", default=COMPARED)
     args = arguments.parse_args()
-    with tempfile.TemporaryDirectory() as cache:
-        os.environ["GRADOPT_CACHE_DIR"] = cache
-        for name in args.steps.split(","):
-            measure(name, args.flags.split(","), args.rounds, args.block)
+    for name in args.steps.split(","):
+        measure(name, args.flags.split(","), args.rounds, args.block)
 
 
 if __name__ == "__main__":

@@ -8,10 +8,12 @@ is imported instead: the compiled function reads the caller's memory. NumPy
 aligns its allocations to 16 bytes only, so `aligned_copy` allocates with
 room to spare and starts the array at the first aligned byte.
 
-Imported memory is only read. A result may lie in an argument's buffer (a
-slot that the function returns unchanged, an argument reshaped); such a
-result is copied by `IreeModule.call`, so that no result aliases an input.
-Every other result is handed back as IREE allocated it, mapped, not copied.
+Imported memory is only read. A result may lie in an argument's buffer (an
+argument reshaped); such a result is copied by `IreeModule.call`, so that no
+result aliases an input. An argument that the entry gives back as it came
+(a slot left unchanged) IREE does not return at all: the call copies it
+(`gradopt.runtime.iree_given`). Every other result is handed back as IREE
+allocated it, mapped, not copied.
 """
 
 from __future__ import annotations

@@ -56,6 +56,7 @@ from gradopt.runtime.iree_dispatch import DispatchRegionOp, dispatch_loops
 from gradopt.runtime.iree_driver import driver_for
 from gradopt.runtime.iree_elements import linearize_element_accesses
 from gradopt.runtime.iree_errors import compile_failure
+from gradopt.runtime.iree_given import GivenBack, drop_given_back
 from gradopt.runtime.iree_inserts import insert_elements_as_slices
 from gradopt.runtime.iree_loops import MAX_UNROLL, UNROLL_BUDGET, unroll_loops
 from gradopt.runtime.iree_packing import Packing, pack_entries
@@ -450,13 +451,15 @@ class IreeModule:
     """A compiled program loaded into the IREE runtime, ready to be called;
     `driver` may also be `local-sync`, which runs on the calling thread.
     An entry in `packings` was compiled to take and give one flat buffer per
-    element type (`gradopt.runtime.iree_packing`)."""
+    element type (`gradopt.runtime.iree_packing`), one in `given` not to
+    return the arguments it gives back (`gradopt.runtime.iree_given`)."""
 
     def __init__(
         self,
         vmfb: bytes,
         driver: str = DRIVER,
         packings: Mapping[str, Packing] | None = None,
+        given: Mapping[str, GivenBack] | None = None,
     ):
         runtime = _import("iree.runtime")
         self.runtime = runtime
@@ -485,17 +488,26 @@ class IreeModule:
         self.functions = self.context.modules[module.name]
         self.vm_functions: dict[str, object] = {}
         self.packings = dict(packings or {})
+        self.given = dict(given or {})
         self.staging = threading.local()
         self.packed_elements = {  # the element type of each packed group's view
             np.dtype(np.uint8): elements.UINT_8,
             **self.element_types,
         }
 
-    def call(self, entry: str, arguments: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """The results of `entry` (its own, then every slot's final value)."""
+    def call(
+        self,
+        entry: str,
+        arguments: Sequence[np.ndarray],
+        in_place: Sequence[int] = (),
+    ) -> list[np.ndarray]:
+        """The results of `entry` (its own, then every slot's final value),
+        each an array of its own, but that the final value of a slot updated
+        in place (whose arguments `in_place` lists) that the entry leaves as
+        it was is its argument itself (`iree_given.left_in_place`)."""
         try:
             if (packing := self.packings.get(entry)) is not None:
-                return self._call_packed(packing, arguments)
+                return self._call_packed(packing, arguments, in_place)
             if all(
                 isinstance(a, np.ndarray) and a.dtype in self.element_types
                 for a in arguments
@@ -513,19 +525,25 @@ class IreeModule:
         except MemoryError:
             raise BackendError(f"IREE ran out of memory running @{entry}") from None
         if outputs is None:
-            return []
-        if not isinstance(outputs, tuple | list):
+            outputs = ()
+        elif not isinstance(outputs, tuple | list):
             outputs = (outputs,)
         inputs = [a for a in arguments if isinstance(a, np.ndarray)]
         try:
-            return [self._host(output, inputs) for output in outputs]
+            results = [self._host(output, inputs) for output in outputs]
+            if (given := self.given.get(entry)) is not None:
+                return given.results(results, arguments, in_place)
+            return results
         except MemoryError:
             raise BackendError(
                 f"the results of @{entry} do not fit in memory"
             ) from None
 
     def _call_packed(
-        self, packing: Packing, arguments: Sequence[np.ndarray | float]
+        self,
+        packing: Packing,
+        arguments: Sequence[np.ndarray | float],
+        in_place: Sequence[int],
     ) -> list[np.ndarray]:
         """The results of a packed entry: its arguments copied into this
         thread's packed inputs, its results views of one mapped array per
@@ -544,7 +562,7 @@ class IreeModule:
                 zip(packing.result_groups, packing.result_sizes, strict=True)
             )
         ]
-        return packing.unpack(arguments, results)
+        return packing.unpack(arguments, results, in_place)
 
     def _packed_inputs(self, packing: Packing) -> tuple[list[np.ndarray], object]:
         """The calling thread's buffers for `packing`'s inputs, allocated by
@@ -662,6 +680,7 @@ def load(module: ModuleOp, driver: str | None = None) -> IreeModule:
     driver = driver or driver_for(module)
     lowered = _lowered(module)
     packings = pack_entries(lowered)
+    given = drop_given_back(lowered)
     text = _text(lowered)
 
     @cache
@@ -672,15 +691,20 @@ def load(module: ModuleOp, driver: str | None = None) -> IreeModule:
     def undispatched() -> str:
         plain = _lowered(module, dispatch=False)
         pack_entries(plain)  # as `lowered`: a function with a loop is not packed
+        assert drop_given_back(plain) == given  # the results are read the same
         unroll_loops(plain)
         return _text(plain)
 
     fallback = undispatched if DISPATCHED in text else None
     try:
-        return IreeModule(compile_text(text, unrolled, fallback), driver, packings)
+        return IreeModule(
+            compile_text(text, unrolled, fallback), driver, packings, given
+        )
     except BackendError as error:
         path = entry_path(text)
         if not path.exists():
             raise
         _discard(path, str(error))
-        return IreeModule(compile_text(text, unrolled, fallback), driver, packings)
+        return IreeModule(
+            compile_text(text, unrolled, fallback), driver, packings, given
+        )

@@ -46,11 +46,12 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from gradopt.dialect.upstream.tensor import ExpandShapeOp
 from gradopt.passes.convert_grad_to_standard import elementwise
 from gradopt.runtime.buffers import ALIGNMENT
+from gradopt.runtime.iree_given import called, given_back, left_in_place
 
 PACK_BELOW = 1 << 20
 """The most bytes of inputs and results (1 MiB) of a packed program. Six
@@ -122,16 +123,23 @@ class Packing:
             )
 
     def unpack(
-        self, arguments: Sequence[np.ndarray | float], outputs: Sequence[np.ndarray]
+        self,
+        arguments: Sequence[np.ndarray | float],
+        outputs: Sequence[np.ndarray],
+        in_place: Sequence[int] = (),
     ) -> list[np.ndarray]:
-        """The entry's results: views of the flat `outputs`, or copies of the
-        arguments given back as they came."""
+        """The entry's results: views of the flat `outputs`, and for each
+        argument given back as it came a copy of it, or the argument itself
+        where it is left in place (`iree_given.left_in_place`)."""
+        count = len(self.results)
         results = []
-        for part, argument in self.results:
+        for j, (part, argument) in enumerate(self.results):
             if argument is None:
                 # a view made directly (0.5 us; a slice reshaped took 0.8)
                 flat = outputs[part.group]
                 results.append(np.ndarray(part.shape, part.dtype, flat, part.offset))
+            elif left_in_place(j, argument, count, in_place):
+                results.append(cast(np.ndarray, arguments[argument]))
             else:
                 results.append(np.array(arguments[argument], part.dtype))
         return results
@@ -245,18 +253,14 @@ def _pack(module: ModuleOp, function: func.FuncOp, below: int) -> Packing | None
     if (
         storage > below
         or len(function.body.blocks) != 1
-        or _called(module, function.sym_name.data)
+        or called(module, function.sym_name.data)
         or any(isinstance(op, _CONTROL_FLOW) for op in function.walk())
     ):
         return None
     entry = function.body.block
     ret = entry.last_op
     assert isinstance(ret, func.ReturnOp)
-    given = {  # the results returned as they came: their arguments' indices
-        j: value.index
-        for j, value in enumerate(ret.arguments)
-        if isinstance(value, BlockArgument) and value.block is entry
-    }
+    given = given_back(function)
     packed_inputs, packed_outputs = _Groups(), _Groups()
     input_parts = [packed_inputs.add(layout, i) for i, layout in enumerate(inputs)]
     results: list[Result] = []
@@ -295,15 +299,6 @@ _CONTROL_FLOW = (scf.ForOp, scf.WhileOp, scf.IfOp)
 failed to compile the gradient of a gather (a loop adding element by
 element) with its inputs sliced out of one ("operand #0 does not dominate
 this use", after unrolling), and a program with a loop is rarely small."""
-
-
-def _called(module: ModuleOp, name: str) -> bool:
-    """Whether a function of `module` calls `@name` (whose signature then
-    stays as it is)."""
-    return any(
-        isinstance(op, func.CallOp) and op.callee.root_reference.data == name
-        for op in module.walk()
-    )
 
 
 def _return_packed(

@@ -375,17 +375,20 @@ class Program:
         arg_values = self.inputs("arg", known.args, args, signature.arg_names, True)
         arguments = known.arguments(slot_values, arg_values, iree)
         if iree:
-            values = self.run_compiled(entry, arguments)
             count = len(signature.results)
+            in_place_slots = known.slot_arguments() if in_place else ()
+            values = self.run_compiled(entry, arguments, in_place_slots)
             results = [
                 np.asarray(value, layout.dtype)  # IREE gives a scalar as a float
                 for value, layout in zip(values[:count], known.results, strict=True)
             ]
             if not in_place:
                 return _result(signature, results, values[count:], "iree")
-            # IREE returns new arrays: written through to the caller's
+            # IREE returns new arrays: written through to the caller's, but
+            # for the slots given back as they came
             for slot, final in zip(slot_values, values[count:], strict=True):
-                np.copyto(slot, final)
+                if final is not slot:
+                    np.copyto(slot, final)
             return _result(signature, results, slot_values, "iree")
         # copied slots are new memory anyway: kept buffers pushed the copies
         # into fresh pages (bench/RESULTS.md)
@@ -470,12 +473,16 @@ class Program:
             return nullcontext()
         return blas_threads_for(self.largest_product)
 
-    def run_compiled(self, entry: str, arguments: list[np.ndarray]) -> list[np.ndarray]:
-        """The results and final slots of `entry` run by IREE; the program is
-        compiled on the first call (imported lazily: IREE is optional)."""
+    def run_compiled(
+        self, entry: str, arguments: list[np.ndarray], in_place: Sequence[int] = ()
+    ) -> list[np.ndarray]:
+        """The results and final slots of `entry` run by IREE (that of a slot
+        updated in place, whose arguments `in_place` lists, that the entry
+        leaves as it was is the slot itself: `IreeModule.call`); the program
+        is compiled on the first call (imported lazily: IREE is optional)."""
         module = self.iree_module or self.compile_iree()
         try:
-            return module.call(entry, arguments)
+            return module.call(entry, arguments, in_place)
         except _backend_error() as error:  # evaluated only on an exception
             raise self.error(self.filename, str(error)) from None
 
@@ -785,6 +792,10 @@ class _Entry(NamedTuple):
     results: tuple[_Layout, ...]
     scalars: tuple[bool, ...]
     slots_first: bool
+
+    def slot_arguments(self) -> tuple[int, ...]:
+        """The index of each slot among the entry's arguments."""
+        return tuple(i for i, is_slot in enumerate(self.order) if is_slot)
 
     def arguments(
         self, slots: Sequence[np.ndarray], args: Sequence[np.ndarray], iree: bool

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 import pytest
@@ -219,9 +219,11 @@ def test_jit_auto_switches_to_iree(gate: Gate, monkeypatch: pytest.MonkeyPatch) 
     compiled: list[str] = []
     run_compiled = program.run_compiled
 
-    def spy(entry: str, arguments: list[np.ndarray]) -> list[np.ndarray]:
+    def spy(
+        entry: str, arguments: list[np.ndarray], in_place: Sequence[int] = ()
+    ) -> list[np.ndarray]:
         compiled.append(entry)
-        return run_compiled(entry, arguments)
+        return run_compiled(entry, arguments, in_place)
 
     monkeypatch.setattr(program, "run_compiled", spy)
     assert float(fast(x)) == 55.0 and not compiled
