@@ -6,10 +6,11 @@ For each step, the lowered program is compiled once per flag set (after
 `DEVICE`; `gradopt` is the set gradopt chooses for the program, which for a
 loop is `LOOP_COMPILE_FLAGS`, replaced here too by each other set, and
 `gradopt in order` the same without reassociated float sums), each
-build is loaded on `local-task` and called bare (on buffer views made once,
-as `iree-benchmark-module` calls it, from the waiting thread that
-`Program.run` hands its calls to: `bench/iree_caller.py`), beside JAX's
-jitted step. The sides run
+build is loaded on the driver gradopt chooses for the step
+(`iree_driver.driver_for`: `local-sync` for the small step) and called bare
+(on buffer views made once, as `iree-benchmark-module` calls it; on
+`local-task` from the waiting thread that `Program.run` hands its calls to,
+`bench/iree_caller.py`), beside JAX's jitted step. The sides run
 in blocks of `--block` calls, the blocks in turn `--rounds` times, as a
 training loop calls one step, after 3 untimed ones (`small_step.call_times`);
 each side's median, mean and 90th percentile in ms with their ratios to
@@ -38,6 +39,7 @@ from gradopt import Program
 from gradopt.runtime import iree
 from gradopt.runtime.buffers import aligned_copy
 from gradopt.runtime.iree_caller import call_waiting
+from gradopt.runtime.iree_driver import driver_for, is_small
 
 COMPARED = "gradopt,gradopt in order,host,host+tiling,host+tiling+mmt4d"
 """The flag sets of `bench/iree_call.py`, `gradopt`: the flags gradopt
@@ -58,22 +60,29 @@ def measure(name: str, flag_sets: list[str], rounds: int, block: int) -> None:
     """Print each build's compile seconds and its calls' median, mean and
     90th percentile (`ahead_of_jax.report`)."""
     spec = step(name)
-    lowered = iree.lower(Program(spec.text).module)
+    program = Program(spec.text)
+    lowered = iree.lower(program.module)
+    driver = driver_for(program.module)
     data = [aligned_copy(a) for a in spec.data]
     sides: dict[str, Callable[[], object]] = {}
     compiled: dict[str, float] = {}
-    chosen = iree.compile_flags(lowered)
+    chosen = iree.compile_flags(lowered, is_small(program.module))
     for flags in flag_sets:
         started = time.perf_counter()
         vmfb = compile_str(lowered, extra_args=list(flag_set(flags, chosen)))
         compiled[flags] = time.perf_counter() - started
-        call = bare(iree.IreeModule(vmfb, "local-task"), data)
-        sides[flags] = lambda call=call: call_waiting(call)
+        call = bare(iree.IreeModule(vmfb, driver), data)
+        sides[flags] = (
+            (lambda call=call: call_waiting(call)) if driver == "local-task" else call
+        )
     sides["jax jit"] = spec.jax
     load = os.getloadavg()[0]
     times = call_times(sides, rounds, block, warmup=3)
     built = ", ".join(f"{flags} {took:.1f} s" for flags, took in compiled.items())
-    print(f"{name}: load {load:.1f} -> {os.getloadavg()[0]:.1f}, compiled: {built}")
+    print(
+        f"{name} on {driver}: load {load:.1f} -> {os.getloadavg()[0]:.1f}, "
+        f"compiled: {built}"
+    )
     report(times)
 
 
