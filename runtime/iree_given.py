@@ -42,13 +42,23 @@ def given_back(function: func.FuncOp) -> dict[int, int]:
     }
 
 
-def called(module: ModuleOp, name: str) -> bool:
-    """Whether a function of `module` calls `@name` (whose signature then
-    stays as it is)."""
-    return any(
-        isinstance(op, func.CallOp) and op.callee.root_reference.data == name
+def entries(module: ModuleOp) -> list[func.FuncOp]:
+    """The public functions of `module` with a body that no function calls:
+    those whose signature a call path may change (a callee's stays as the
+    calls have it)."""
+    called = {
+        op.callee.root_reference.data
         for op in module.walk()
-    )
+        if isinstance(op, func.CallOp)
+    }
+    return [
+        function
+        for function in module.ops
+        if isinstance(function, func.FuncOp)
+        and not function.is_declaration
+        and function.sym_visibility in (None, StringAttr("public"))
+        and function.sym_name.data not in called
+    ]
 
 
 def left_in_place(
@@ -94,18 +104,12 @@ class GivenBack:
 
 
 def drop_given_back(module: ModuleOp) -> dict[str, GivenBack]:
-    """Rewrite (in place) each public single-block function of the lowered
-    `module` that no function calls not to return the tensors it gives back
-    as they came; returns, by name, those of the functions rewritten."""
+    """Rewrite (in place) each single-block function of the lowered `module`
+    that is one of its `entries` not to return the tensors it gives back as
+    they came; returns, by name, those of the functions rewritten."""
     dropped = {}
-    for function in list(module.ops):
-        if (
-            isinstance(function, func.FuncOp)
-            and not function.is_declaration
-            and function.sym_visibility in (None, StringAttr("public"))
-            and len(function.body.blocks) == 1
-            and not called(module, function.sym_name.data)
-        ):
+    for function in entries(module):
+        if len(function.body.blocks) == 1:
             given = {
                 j: i
                 for j, i in given_back(function).items()
@@ -117,6 +121,8 @@ def drop_given_back(module: ModuleOp) -> dict[str, GivenBack]:
 
 
 def _drop(function: func.FuncOp, given: dict[int, int]) -> GivenBack:
+    """Drop the results `given` (by index, with their arguments') from
+    `function`'s return and type."""
     ret = function.body.block.last_op
     assert isinstance(ret, func.ReturnOp)
     kept = [j for j in range(len(ret.arguments)) if j not in given]

@@ -38,7 +38,6 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     ModuleOp,
-    StringAttr,
     TensorType,
     f32,
     i1,
@@ -51,7 +50,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from gradopt.dialect.upstream.tensor import ExpandShapeOp
 from gradopt.passes.convert_grad_to_standard import elementwise
 from gradopt.runtime.buffers import ALIGNMENT
-from gradopt.runtime.iree_given import called, given_back, left_in_place
+from gradopt.runtime.iree_given import entries, given_back, left_in_place
 
 PACK_BELOW = 1 << 20
 """The most bytes of inputs and results (1 MiB) of a packed program. Six
@@ -153,13 +152,8 @@ def pack_entries(module: ModuleOp, below: int | None = None) -> dict[str, Packin
     name."""
     below = PACK_BELOW if below is None else below
     packings = {}
-    for function in list(module.ops):
-        if (
-            isinstance(function, func.FuncOp)
-            and not function.is_declaration
-            and function.sym_visibility in (None, StringAttr("public"))
-            and (packing := _pack(module, function, below)) is not None
-        ):
+    for function in entries(module):
+        if (packing := _pack(function, below)) is not None:
             packings[function.sym_name.data] = packing
     return packings
 
@@ -239,7 +233,7 @@ class _Groups:
         ]
 
 
-def _pack(module: ModuleOp, function: func.FuncOp, below: int) -> Packing | None:
+def _pack(function: func.FuncOp, below: int) -> Packing | None:
     """Rewrite `function` in place to take and give flat tensors, or return
     None if it is not to be packed (see `pack_entries`)."""
     inputs = _layouts(function.function_type.inputs)
@@ -253,7 +247,6 @@ def _pack(module: ModuleOp, function: func.FuncOp, below: int) -> Packing | None
     if (
         storage > below
         or len(function.body.blocks) != 1
-        or called(module, function.sym_name.data)
         or any(isinstance(op, _CONTROL_FLOW) for op in function.walk())
     ):
         return None
