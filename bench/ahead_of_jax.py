@@ -73,7 +73,7 @@ from small_step import call_times, interleaved
 from gradopt import Program
 from gradopt.runtime import iree
 from gradopt.runtime.buffers import aligned_copy
-from gradopt.runtime.iree_driver import driver_for, is_small
+from gradopt.runtime.iree_driver import driver_for
 
 MLP_SHAPES = {"large": (256, 784, 512, 10), "small": (64, 64, 32, 10)}
 GRADOPT = iree.COMPILE_FLAGS[len(DEVICE) :]
@@ -172,7 +172,7 @@ def measure(
     spec = step(name)
     module = Program(spec.text, str(EXAMPLE)).module
     chosen = driver_for(module)
-    flags = iree.compile_flags(iree.lower(module), is_small(module))
+    flags = iree.compile_flags(iree.lower(module))
     print(f"{name}: flags {' '.join(flags[len(DEVICE) :])}")
     started = time.perf_counter()
     iree.load(module, drivers[0])  # the others hit the cache
@@ -310,7 +310,7 @@ def main() -> None:
     import jax
 
     jax.config.update("jax_platforms", "cpu")
-    if args.flags:  # for every program, small, looping or not
+    if args.flags:  # for every program, looping or not
         iree.COMPILE_FLAGS = iree.LOOP_COMPILE_FLAGS = DEVICE + FLAG_SETS[args.flags]
     with tempfile.TemporaryDirectory() as cache:
         os.environ["GRADOPT_CACHE_DIR"] = cache

@@ -53,7 +53,7 @@ from gradopt.runtime.iree_branches import copy_branch_results
 from gradopt.runtime.iree_caller import call_waiting
 from gradopt.runtime.iree_casts import truncate_conversions
 from gradopt.runtime.iree_dispatch import DispatchRegionOp, dispatch_loops
-from gradopt.runtime.iree_driver import driver_for, is_small
+from gradopt.runtime.iree_driver import driver_for
 from gradopt.runtime.iree_elements import linearize_element_accesses
 from gradopt.runtime.iree_errors import compile_failure
 from gradopt.runtime.iree_given import GivenBack, drop_given_back
@@ -102,9 +102,10 @@ IREE's hand-written kernels (`=all`, the choice before) made the large MLP,
 attention and small steps 10-40% slower on an idle AVX-512 machine, in
 every run; without tiled layouts the large MLP step in `grad` ops ran 10%
 faster on two workers, but the same step in linalg as JAX writes it 1.57x
-slower, and on an AVX2 machine the large and attention steps 1.17x and
-1.6x slower (bench/RESULTS.md). Not for a small program, which runs on one
-thread (`compile_flags`)."""
+slower, and every step slower on one thread; on an AVX2 machine the large
+and attention steps 1.17x and 1.6x slower. Small programs too: on one
+thread small MLP steps took 0.79-0.95x the time untiled but small
+attention steps up to 1.69x (bench/RESULTS.md)."""
 
 LOOP_COMPILE_FLAGS: tuple[str, ...] = (
     *TARGET_FLAGS,
@@ -122,11 +123,7 @@ program whose convolution windows `gather-windows` gathered: IREE then reads
 the gathered patches in the matrix products instead of packing them twice,
 0.68-0.83x the time of the concat with tiled layouts on the CNN step, where
 the gather with tiled layouts made no difference (`bench/gather_windows.py`,
-bench/RESULTS.md). And for a small program (`iree_driver.is_small`), which
-runs on the calling thread: there a product of up to 12.6 million
-multiply-adds took 0.71-0.99x the time without tiled layouts (the packing
-costs more than it saves), 1.09x at 16.8 million, and the small MLP step
-0.81x (`bench/iree_flags.py`, bench/RESULTS.md)."""
+bench/RESULTS.md)."""
 
 _LOOP = re.compile(r"\bscf\.(for|while)\b|\bcf\.cond_br\b")
 """A loop: structured, or in blocks (`iree_while`)."""
@@ -266,21 +263,19 @@ def cache_limit() -> int:
         raise BackendError(str(error)) from None
 
 
-def _key(text: str, small: bool = False) -> str:
+def _key(text: str) -> str:
     """What a compiled module depends on: the program, the compiler and the
     runtime that will load it (a module from another runtime version may
     not load, or load and misbehave), the flags, the CPU."""
     compiler = _import("iree.compiler.version").VERSION
     runtime = _import("iree.runtime.version").VERSION
-    flags = compile_flags(text, small)
-    parts = [text, compiler, runtime, *flags, _host(), _UNROLLING]
+    parts = [text, compiler, runtime, *compile_flags(text), _host(), _UNROLLING]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
-def entry_path(text: str, small: bool = False) -> Path:
-    """The cache entry of the lowered program `text` (`small`: see
-    `compile_flags`)."""
-    return cache_dir() / f"{_key(text, small)}.vmfb"
+def entry_path(text: str) -> Path:
+    """The cache entry of the lowered program `text`."""
+    return cache_dir() / f"{_key(text)}.vmfb"
 
 
 def _discard(path: Path, reason: str) -> None:
@@ -397,7 +392,6 @@ def compile_text(
     text: str,
     unrolled: Callable[[], str] | None = None,
     fallback: Callable[[], str] | None = None,
-    small: bool = False,
 ) -> bytes:
     """The IREE VM module (a `.vmfb`) for lowered MLIR `text`, from the disk
     cache when it is there and intact. An unwritable cache only costs the
@@ -406,29 +400,27 @@ def compile_text(
     kept under `text`'s key, since printing it takes longer than a cache
     hit (0.6 s for the RNN of `bench/lax_rnn.py`). `fallback`, if given,
     makes the text compiled (and kept under `text`'s key) if IREE fails on
-    that one: the program without dispatch regions (`iree_dispatch`).
-    `small`: see `compile_flags`."""
+    that one: the program without dispatch regions (`iree_dispatch`)."""
     limit = cache_limit()
-    path = entry_path(text, small)
+    path = entry_path(text)
     if limit and (cached := read_entry(path, limit)) is not None:
         return cached
     try:
-        vmfb = _compile(text if unrolled is None else unrolled(), small)
+        vmfb = _compile(text if unrolled is None else unrolled())
     except BackendError:
         if fallback is None:
             raise
-        vmfb = _compile(fallback(), small)
+        vmfb = _compile(fallback())
     if limit:
         with contextlib.suppress(OSError):
             write_entry(path, vmfb, limit)
     return vmfb
 
 
-def compile_flags(text: str, small: bool = False) -> tuple[str, ...]:
+def compile_flags(text: str) -> tuple[str, ...]:
     """IREE's flags for the lowered program `text`: `LOOP_COMPILE_FLAGS` if
-    it is `small` (`iree_driver.is_small`), has a loop or gathered
-    windows, else `COMPILE_FLAGS`."""
-    untiled = small or _LOOP.search(text) or _GATHERED in text
+    it has a loop or gathered windows, else `COMPILE_FLAGS`."""
+    untiled = _LOOP.search(text) or _GATHERED in text
     return LOOP_COMPILE_FLAGS if untiled else COMPILE_FLAGS
 
 
@@ -438,9 +430,9 @@ torch's decomposed attention and its gradient) fails with this; such a
 program is compiled without tiled layouts (`LOOP_COMPILE_FLAGS`)."""
 
 
-def _compile(text: str, small: bool = False) -> bytes:
+def _compile(text: str) -> bytes:
     compiler = _import("iree.compiler")
-    flags = compile_flags(text, small)
+    flags = compile_flags(text)
     try:
         try:
             return compiler.compile_str(text, extra_args=list(flags))
@@ -688,7 +680,6 @@ def load(module: ModuleOp, driver: str | None = None) -> IreeModule:
     compiled again. A program that IREE fails to compile with its loops in
     dispatch regions is compiled without them."""
     _import("iree.runtime")  # a missing runtime is reported before compiling
-    small = is_small(module)
     driver = driver or driver_for(module)
     lowered = _lowered(module)
     packings = pack_entries(lowered)
@@ -710,13 +701,13 @@ def load(module: ModuleOp, driver: str | None = None) -> IreeModule:
     fallback = undispatched if DISPATCHED in text else None
     try:
         return IreeModule(
-            compile_text(text, unrolled, fallback, small), driver, packings, given
+            compile_text(text, unrolled, fallback), driver, packings, given
         )
     except BackendError as error:
-        path = entry_path(text, small)
+        path = entry_path(text)
         if not path.exists():
             raise
         _discard(path, str(error))
         return IreeModule(
-            compile_text(text, unrolled, fallback, small), driver, packings, given
+            compile_text(text, unrolled, fallback), driver, packings, given
         )

@@ -51,15 +51,12 @@ def largest_value(module: ModuleOp) -> int:
     return largest
 
 
-def is_small(module: ModuleOp) -> bool:
-    """Whether `module`'s products together are under `SYNC_BELOW`
-    multiply-adds and its values under `VALUES_SYNC_BELOW` elements."""
-    return (
+def driver_for(module: ModuleOp) -> str:
+    """`local-sync` for a program whose products together are under
+    `SYNC_BELOW` multiply-adds and whose values are under
+    `VALUES_SYNC_BELOW` elements, else `local-task`."""
+    small = (
         sum(product_sizes(module)) < SYNC_BELOW
         and largest_value(module) < VALUES_SYNC_BELOW
     )
-
-
-def driver_for(module: ModuleOp) -> str:
-    """`local-sync` for a program that `is_small`, else `local-task`."""
-    return "local-sync" if is_small(module) else "local-task"
+    return "local-sync" if small else "local-task"

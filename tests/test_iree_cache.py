@@ -57,12 +57,12 @@ def fake_compiler(cache: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[list
     entries keyed by the text alone (the real key asks IREE its version)."""
     calls: list[str] = []
 
-    def compile(text: str, small: bool) -> bytes:
+    def compile(text: str) -> bytes:
         calls.append(text)
         return b"module of " + text.encode()
 
     monkeypatch.setattr(iree, "_compile", compile)
-    monkeypatch.setattr(iree, "entry_path", lambda text, small: entry(cache, text))
+    monkeypatch.setattr(iree, "entry_path", lambda text: entry(cache, text))
     yield calls
 
 

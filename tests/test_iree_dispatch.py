@@ -484,9 +484,9 @@ def test_conflicting_yields_compile_with_the_other_regions(
     compiled: list[bool] = []
     original = iree._compile
 
-    def recording(text: str, small: bool) -> bytes:
+    def recording(text: str) -> bytes:
         compiled.append(iree.DISPATCHED in text)
-        return original(text, small)
+        return original(text)
 
     monkeypatch.setenv(iree.CACHE_LIMIT_VARIABLE, "0")
     monkeypatch.setattr(iree, "_compile", recording)

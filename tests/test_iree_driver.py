@@ -1,7 +1,6 @@
 """IREE's driver by program size (`gradopt.runtime.iree_driver`): the calling
 thread for a small program, the worker threads for large products together
-or a large elementwise value; and a small program compiled without tiled
-layouts."""
+or a large elementwise value."""
 
 from __future__ import annotations
 
@@ -13,13 +12,7 @@ import pytest
 from test_iree import needs_iree
 
 from gradopt import Program
-from gradopt.runtime import iree
-from gradopt.runtime.iree_driver import (
-    VALUES_SYNC_BELOW,
-    driver_for,
-    is_small,
-    largest_value,
-)
+from gradopt.runtime.iree_driver import VALUES_SYNC_BELOW, driver_for, largest_value
 
 
 def dot_program(m: int, k: int, n: int) -> str:
@@ -103,43 +96,3 @@ def test_a_small_program_runs_on_the_calling_thread() -> None:
     assert program.iree_module is not None
     assert program.iree_module.driver == "local-sync"
     np.testing.assert_array_equal(result.results[0], a @ b)
-
-
-def test_a_small_program_is_compiled_without_tiled_layouts() -> None:
-    """On one thread, products of up to 12.6 million multiply-adds took
-    0.71-0.99x the time untiled, and the small MLP step 0.81x
-    (bench/RESULTS.md)."""
-    text = iree.lower(Program(dot_program(64, 64, 32)).module)
-    assert iree.compile_flags(text) == iree.COMPILE_FLAGS
-    assert iree.compile_flags(text, small=True) == iree.LOOP_COMPILE_FLAGS
-    assert is_small(Program(dot_program(64, 64, 32)).module)
-    assert not is_small(Program(dot_program(256, 256, 256)).module)
-    assert not is_small(Program(elementwise_program(VALUES_SYNC_BELOW)).module)
-
-
-@needs_iree
-@pytest.mark.parametrize(
-    ("shape", "small"), [((4, 3, 2), True), ((256, 256, 256), False)]
-)
-def test_load_compiles_by_the_programs_size_whatever_the_driver(
-    shape: tuple[int, int, int],
-    small: bool,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    compiler = iree._import("iree.compiler")
-    compile_str = compiler.compile_str
-    compiled: list[tuple[str, ...]] = []
-
-    def spy(text: str, extra_args: list[str]) -> bytes:
-        compiled.append(tuple(extra_args))
-        return compile_str(text, extra_args=extra_args)
-
-    monkeypatch.setattr(compiler, "compile_str", spy)
-    module = Program(dot_program(*shape)).module
-    flags = iree.LOOP_COMPILE_FLAGS if small else iree.COMPILE_FLAGS
-    for driver in ("local-sync", "local-task"):
-        monkeypatch.setenv("GRADOPT_CACHE_DIR", str(tmp_path / driver))
-        compiled.clear()
-        assert iree.load(module, driver).driver == driver
-        assert compiled == [flags]
