@@ -694,7 +694,8 @@ def load(module: ModuleOp, driver: str | None = None) -> IreeModule:
     def undispatched() -> str:
         plain = _lowered(module, dispatch=False)
         pack_entries(plain)  # as `lowered`: a function with a loop is not packed
-        assert drop_given_back(plain) == given  # the results are read the same
+        same = drop_given_back(plain) == given
+        assert same, "the results are read as the lowered program's are"
         unroll_loops(plain)
         return _text(plain)
 
