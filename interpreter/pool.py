@@ -85,15 +85,20 @@ ENABLED = True
 _keeping: ContextVar[bool] = ContextVar("keeping", default=False)
 
 
-@contextmanager
-def keeping() -> Iterator[None]:
+class keeping:  # noqa: N801 (used as a function: `with keeping():`)
     """Runs (of every plan, loop bodies and callees included) started inside
-    use their plans' kept buffers."""
-    token = _keeping.set(True)
-    try:
-        yield
-    finally:
-        _keeping.reset(token)
+    use their plans' kept buffers.
+
+    A class rather than a `contextmanager` generator: inside one of those,
+    the small MLP step's plan ran 7 us (6%) slower (bench/RESULTS.md)."""
+
+    __slots__ = ("token",)
+
+    def __enter__(self) -> None:
+        self.token = _keeping.set(True)
+
+    def __exit__(self, *exception: object) -> None:
+        _keeping.reset(self.token)
 
 
 class _Step(Protocol):

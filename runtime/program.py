@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, NamedTuple, SupportsIndex
+from typing import TYPE_CHECKING, Any, NamedTuple, SupportsIndex, cast
 
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
@@ -535,67 +535,85 @@ class Program:
         read_only: bool = False,
     ) -> list[np.ndarray]:
         """Fresh arrays for `layouts`: the given values converted and checked,
-        or zeros; `given` is a sequence, or a mapping by index or by name.
-        `read_only`: for a run that only reads its inputs (IREE's), an input
-        of the right dtype and order is not copied (`checked`)."""
-        parameter = f"{kind}s"
+        or zeros (`given_values`). `read_only`: for a run that only reads its
+        inputs (IREE's), an input of the right dtype and order is not copied
+        (`checked`)."""
+        values = self.given_values(kind, layouts, given, names)
+        return [
+            self.checked(kind, i, layout, value, read_only)
+            for i, (layout, value) in enumerate(zip(layouts, values, strict=True))
+        ]
+
+    def given_values(
+        self,
+        kind: str,
+        layouts: Sequence[_Layout],
+        given: Inputs | None,
+        names: Sequence[str | None],
+    ) -> list[object]:
+        """The value given for each of `layouts`, None for those not given:
+        `given` is a sequence, or a mapping by index or by name."""
+        count = len(layouts)
         if given is None:
-            by_index: dict[int, object] = {}
-        elif type(given) is list or type(given) is tuple:  # as most callers pass
-            by_index = dict(enumerate(given))
-            if len(by_index) > (count := len(layouts)):
-                raise self.error(f"{kind} {count}", no_such_input(kind, count))
-        elif isinstance(given, Mapping):
-            by_index = {}
-            for key, value in given.items():
-                index = self.index_of(kind, key, len(layouts), names)
-                if index in by_index:
-                    raise self.error(f"{kind} {key}", f"{kind} {index} is given twice")
-                by_index[index] = value
-        elif isinstance(given, Sequence | np.ndarray) and not isinstance(
-            given, str | bytes
+            return [None] * count
+        if type(given) is list or type(given) is tuple or (  # as most callers pass
+            isinstance(given, Sequence | np.ndarray) and not isinstance(given, str | bytes)
         ):
-            by_index = dict(enumerate(given))
-            if len(by_index) > (count := len(layouts)):
+            values = list(given)
+            if len(values) > count:
                 raise self.error(f"{kind} {count}", no_such_input(kind, count))
-        else:
+            return values + [None] * (count - len(values))
+        if not isinstance(given, Mapping):
             raise TypeError(
-                f"{parameter} must be a sequence of values or a mapping from "
+                f"{kind}s must be a sequence of values or a mapping from "
                 f"indices or names to values, not {type(given).__name__}"
             )
-        return [
-            self.checked(kind, i, layout, by_index.get(i), read_only)
-            for i, layout in enumerate(layouts)
-        ]
+        by_index: dict[int, object] = {}
+        for key, value in given.items():
+            index = self.index_of(kind, key, count, names)
+            if index in by_index:
+                raise self.error(f"{kind} {key}", f"{kind} {index} is given twice")
+            by_index[index] = value
+        return [by_index.get(i) for i in range(count)]
 
     def in_place_slots(self, entry: _Entry, given: Inputs | None) -> list[np.ndarray]:
         """The caller's slot arrays themselves, each checked to be exactly of
         its slot's type, writable and C-ordered; slots not given are zeros."""
-        if isinstance(given, Mapping):
-            names = entry.signature.slot_names
-            count = len(entry.slots)
-            by_index = {
-                self.index_of("slot", k, count, names): v for k, v in given.items()
-            }
-        else:
-            by_index = dict(enumerate(given or ()))
-        arrays = []
-        for i, layout in enumerate(entry.slots):
-            value = by_index.get(i)
-            if value is None:
-                arrays.append(self.checked("slot", i, layout, None))
-                continue
-            if not isinstance(value, np.ndarray):
-                mismatch = f"expected a NumPy array, got {_described(value)}"
-            elif (mismatch := layout.mismatch(value)) is None:
-                flags = value.flags
-                if not (flags.writeable and flags.c_contiguous):
-                    mismatch = "in_place needs a writable, C-ordered array"
-            if mismatch is not None:
-                raise self.error(f"slot {i}", mismatch)
-            arrays.append(value)
-        _check_disjoint(arrays, self.error)
+        layouts = entry.slots
+        values = self.given_values("slot", layouts, given, entry.signature.slot_names)
+        owners = set()  # of the arrays that own their memory, as NumPy made them
+        for i, (value, layout) in enumerate(zip(values, layouts, strict=True)):
+            # the checks of an array as a training loop passes it, inline
+            if (
+                type(value) is np.ndarray
+                and value.dtype == layout.dtype
+                and value.shape == layout.shape
+                and (flags := value.flags).writeable
+                and flags.c_contiguous
+            ):
+                if value.base is None and flags.owndata:
+                    owners.add(id(value))
+            else:
+                values[i] = self.in_place_slot(i, layout, value)
+        arrays = cast(list[np.ndarray], values)
+        if len(owners) < len(arrays):  # else none can share memory with another
+            _check_disjoint(arrays, self.error)
         return arrays
+
+    def in_place_slot(self, index: int, layout: _Layout, value: object) -> np.ndarray:
+        """Slot `index` for `in_place_slots` where it is not an array of exactly
+        its slot's type, writable and C-ordered: zeros for None, an array
+        (of a subclass) that is, or else the error that says why not."""
+        if value is None:
+            return self.checked("slot", index, layout, None)
+        if not isinstance(value, np.ndarray):
+            mismatch = f"expected a NumPy array, got {_described(value)}"
+        elif (mismatch := layout.mismatch(value)) is None:
+            flags = value.flags
+            if flags.writeable and flags.c_contiguous:
+                return value
+            mismatch = "in_place needs a writable, C-ordered array"
+        raise self.error(f"slot {index}", mismatch)
 
     def index_of(
         self, kind: str, key: object, count: int, names: Sequence[str | None]
@@ -632,10 +650,19 @@ class Program:
         converts it, or zeros for None. With `read_only`, `value` itself if
         it is such an array and aligned (the interpreter reads it in place;
         so does IREE if it can, else it copies it: `gradopt.runtime.buffers`)."""
-        dtype, shape, type = layout.dtype, layout.shape, layout.type
+        if (
+            read_only
+            and type(value) is np.ndarray
+            and value.dtype == layout.dtype
+            and value.shape == layout.shape
+            and (flags := value.flags).c_contiguous
+            and flags.aligned
+        ):
+            return value  # as the conversion below would, at a fraction of its cost
+        dtype, shape, declared = layout.dtype, layout.shape, layout.type
         if value is None:
             try:
-                return zeros_of(type)
+                return zeros_of(declared)
             except ValueError as error:
                 raise self.error(f"{kind} {index}", str(error)) from None
         try:
@@ -644,14 +671,14 @@ class Program:
         except (TypeError, ValueError, OverflowError) as error:
             raise self.error(
                 f"{kind} {index}",
-                f"cannot convert {_described(value)} to {dtype} for {type}: {error}",
+                f"cannot convert {_described(value)} to {dtype} for {declared}: {error}",
             ) from None
         except MemoryError:
-            raise self.error(f"{kind} {index}", _too_large(type)) from None
+            raise self.error(f"{kind} {index}", _too_large(declared)) from None
         if array.shape != shape:
             raise self.error(
                 f"{kind} {index}",
-                f"expected {dtype} data of shape {shape} for {type}, got "
+                f"expected {dtype} data of shape {shape} for {declared}, got "
                 f"{_described(value)} of shape {array.shape}",
             )
         return array if array.flags.aligned else array.copy()
@@ -677,7 +704,9 @@ def _owned(values: Sequence[object], inputs: Sequence[object]) -> list[np.ndarra
     in place) nor another result's, is the run's own; it is handed over,
     which saves the copy that a result needs otherwise (0.3 ms for a
     gradient of 1.6 MB)."""
-    taken = {id(_memory(value)) for value in inputs}
+    taken = set()
+    if any(isinstance(value, np.ndarray) for value in values):  # not scalars only
+        taken = {id(_memory(value)) for value in inputs}
     results = []
     for value in values:
         memory = _memory(value)

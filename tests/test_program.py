@@ -295,6 +295,35 @@ def test_in_place_refuses_what_it_cannot_update(slot: object, message: str) -> N
         Program(STEP).run(slots=[slot], in_place=True)  # type: ignore[list-item]
 
 
+@pytest.mark.parametrize(
+    ("slots", "message"),
+    [
+        ([np.zeros(3, np.float32)] * 2, "slot 1: error: no such slot"),
+        ({0: np.zeros(3, np.float32), "w": np.zeros(3, np.float32)}, "given twice"),
+        ("www", "slots must be a sequence of values or a mapping"),
+    ],
+)
+def test_in_place_reads_slots_as_a_copying_run_does(slots: object, message: str) -> None:
+    program = Program(STEP)
+    x = np.zeros(3, np.float32)
+    error = TypeError if isinstance(slots, str) else GradoptError
+    for in_place in (False, True):
+        with pytest.raises(error, match=re.escape(message)):
+            program.run(slots=slots, args=[x], in_place=in_place)  # type: ignore[arg-type]
+
+
+def test_in_place_takes_arrays_of_a_subclass_and_slots_by_name() -> None:
+    class Weights(np.ndarray):
+        pass
+
+    program = Program(STEP)
+    x = np.array([0.5, 0.5, 0.5], np.float32)
+    w = np.array([1.0, 2.0, 3.0], np.float32).view(Weights)
+    expected = program.run(slots=[w], args=[x]).slots[0]
+    assert program.run(slots={"w": w}, args=[x], in_place=True).slots[0] is w
+    np.testing.assert_array_equal(w, expected)
+
+
 def test_in_place_refuses_slots_that_share_memory() -> None:
     two = STEP.replace(
         "%w: memref<3xf32>, %x", "%w: memref<3xf32>, %u: memref<3xf32>, %x"
