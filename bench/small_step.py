@@ -8,8 +8,14 @@ by op and result type, each kernel timed alone (the timer's own cost, about
 `--every-step`, also the plan and `Program.run in_place` of the program
 planned without leaving out the steps NumPy does implicitly
 (`gradopt.interpreter.implicit`), so that both are measured in one run.
+With `--floor`, also the plan and `Program.run in_place` of the same step at
+batch 2, 3 -> 4 -> 5 (`TINY`): the same 59 NumPy calls on arrays of a few
+elements, what the interpreter's calls cost with next to nothing to compute.
+`--block N` calls each side N times in a row (as a training loop does)
+instead of in turn call by call.
 
-    python bench/small_step.py [--profile | --every-step] [--rounds N]
+    python bench/small_step.py [--profile | --every-step | --floor]
+                               [--rounds N] [--block N]
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from gradopt import Program
 from gradopt.interpreter import Plan, implicit
 
 SHAPES = (64, 64, 32, 10)
+TINY = (2, 3, 4, 5)
 
 
 def call_times(
@@ -173,6 +180,11 @@ def main() -> None:
         sides["in_place, every step"] = lambda: every.run(
             slots=unplanned, in_place=True
         )
+    if "--floor" in sys.argv[1:]:
+        tiny, tiny_slots = Program(mlp_program(*TINY)), mlp_data(*TINY)
+        tiny.run(slots=tiny_slots, in_place=True)  # planned
+        sides["plan, tiny"] = lambda: tiny.interpreter.call("main", tiny_slots)
+        sides["in_place, tiny"] = lambda: tiny.run(slots=tiny_slots, in_place=True)
     if (jitted := jax_step(SHAPES)) is not None:
         sides["jax jit"] = jitted
     arguments = sys.argv[1:]

@@ -79,18 +79,31 @@ SHORT_ROWS = 32
 rows: NumPy reduces a C-contiguous (1000, 10) array along its last axis in
 38 us, its transposed copy along the first in 9 us; at 64 both take 50 us."""
 
+FEWEST_ROWS = 256
+"""The fewest rows that `maximum_reduce` reduces across: NumPy's reduction
+along the last axis costs about 40 ns a row, the transposed copy and the
+check for zeros about 6 us in all. Rows of 2-32 elements on a Zen 3 (bench/
+RESULTS.md): 64 rows took 3.8-4.4 us as written and 6.2-8.4 transposed,
+128 rows 6.2-7.5 and 6.3-9.3, 256 rows 11-13.5 and 6.7-11.4."""
+
 
 def maximum_reduce(a: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """`np.maximum.reduce(a, axes)` of a C-contiguous `a`, with its bits.
-    When the axes are the last ones and span at most `SHORT_ROWS` elements,
-    NumPy is several times faster reducing a transposed copy across rows.
+    When the axes are the last ones and span at most `SHORT_ROWS` elements
+    of at least `FEWEST_ROWS` rows, NumPy is several times faster reducing a
+    transposed copy across rows.
     The maximum does not depend on the order of a reduction, but for the
     bits of the only two values that compare equal, -0.0 and +0.0, and for
     which NaN comes out; so a result with a zero or a NaN (a row that holds
     a NaN gives one either way) is computed again as written."""
     rank, kept = a.ndim, a.ndim - len(axes)
     inner = math.prod(a.shape[kept:])
-    if kept == 0 or axes != tuple(range(kept, rank)) or not 0 < inner <= SHORT_ROWS:
+    if (
+        kept == 0
+        or axes != tuple(range(kept, rank))
+        or not 0 < inner <= SHORT_ROWS
+        or a.size < FEWEST_ROWS * inner
+    ):
         return np.maximum.reduce(a, axes)
     rows = np.ascontiguousarray(a.reshape(-1, inner).T)
     found = np.maximum.reduce(rows, 0).reshape(a.shape[:kept])

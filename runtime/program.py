@@ -581,7 +581,7 @@ class Program:
         its slot's type, writable and C-ordered; slots not given are zeros."""
         layouts = entry.slots
         values = self.given_values("slot", layouts, given, entry.signature.slot_names)
-        owners = set()  # of the arrays that own their memory, as NumPy made them
+        owners: set[int] = set()  # the arrays that own their memory, as made by NumPy
         for i, (value, layout) in enumerate(zip(values, layouts, strict=True)):
             # the checks of an array as a training loop passes it, inline
             if (

@@ -16,6 +16,7 @@ from inventory import F32, Domain, Entry, Form, entries
 
 import gradopt
 from gradopt import GradoptError, Program
+from gradopt.dialect import kernels
 
 F32_MAX = float(np.finfo(np.float32).max)
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
@@ -455,13 +456,34 @@ def test_reduce_max_across_short_rows_has_the_bits_of_one_reduction() -> None:
     other bits)."""
     nans = np.array([0x7FC00001, 0xFFC00002, 0x7FC00000], np.uint32).view(np.float32)
     mixed = np.concatenate([f32(0.0, -0.0, 1.0, -1.0, math.inf, -math.inf), nans])
-    a = RNG.choice(mixed, size=(40, 3, 4)).astype(np.float32)
+    a = RNG.choice(mixed, size=(300, 3, 4)).astype(np.float32)
     a[:5] = RNG.standard_normal((5, 3, 4))  # rows without a zero or a NaN
-    for axes, result in (([2], "tensor<40x3xf32>"), ([1, 2], "tensor<40xf32>")):
-        line = f"grad.reduce max %a {axes} : tensor<40x3x4xf32> to {result}"
-        value = compute(line, a, result=result)
-        expected = np.maximum.reduce(a, axis=tuple(axes))
-        np.testing.assert_array_equal(bits(value), bits(expected))
+    plain = RNG.standard_normal((300, 3, 4)).astype(np.float32)
+    for axes, result in (([2], "tensor<300x3xf32>"), ([1, 2], "tensor<300xf32>")):
+        line = f"grad.reduce max %a {axes} : tensor<300x3x4xf32> to {result}"
+        for array in (a, plain):
+            value = compute(line, array, result=result)
+            expected = np.maximum.reduce(array, axis=tuple(axes))
+            np.testing.assert_array_equal(bits(value), bits(expected))
+
+
+def test_reduce_max_reduces_across_rows_only_where_that_pays() -> None:
+    """The transposed copy of `kernels.maximum_reduce` costs a few
+    microseconds; fewer than `FEWEST_ROWS` rows are reduced as written."""
+    copies = []
+    original = np.ascontiguousarray
+
+    def counted(a: np.ndarray, *args: object) -> np.ndarray:
+        copies.append(a.shape)
+        return original(a, *args)  # type: ignore[call-overload]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kernels.np, "ascontiguousarray", counted)
+        for rows in (kernels.FEWEST_ROWS - 1, kernels.FEWEST_ROWS):
+            a = RNG.standard_normal((rows, 10)).astype(np.float32)
+            found = kernels.maximum_reduce(a, (1,))
+            np.testing.assert_array_equal(found, a.max(axis=1))
+    assert copies == [(10, kernels.FEWEST_ROWS)]
 
 
 @pytest.mark.parametrize("kind", ["add", "mul", "max"])
