@@ -36,8 +36,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -85,7 +84,7 @@ ENABLED = True
 _keeping: ContextVar[bool] = ContextVar("keeping", default=False)
 
 
-class keeping:  # noqa: N801 (used as a function: `with keeping():`)
+class keeping:
     """Runs (of every plan, loop bodies and callees included) started inside
     use their plans' kept buffers.
 

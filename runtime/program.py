@@ -556,8 +556,10 @@ class Program:
         count = len(layouts)
         if given is None:
             return [None] * count
-        if type(given) is list or type(given) is tuple or (  # as most callers pass
-            isinstance(given, Sequence | np.ndarray) and not isinstance(given, str | bytes)
+        sequence = type(given) is list or type(given) is tuple  # as most pass them
+        if sequence or (
+            isinstance(given, Sequence | np.ndarray)
+            and not isinstance(given, str | bytes)
         ):
             values = list(given)
             if len(values) > count:
@@ -671,7 +673,8 @@ class Program:
         except (TypeError, ValueError, OverflowError) as error:
             raise self.error(
                 f"{kind} {index}",
-                f"cannot convert {_described(value)} to {dtype} for {declared}: {error}",
+                f"cannot convert {_described(value)} to {dtype} for {declared}: "
+                f"{error}",
             ) from None
         except MemoryError:
             raise self.error(f"{kind} {index}", _too_large(declared)) from None

@@ -303,7 +303,7 @@ def test_in_place_refuses_what_it_cannot_update(slot: object, message: str) -> N
         ("www", "slots must be a sequence of values or a mapping"),
     ],
 )
-def test_in_place_reads_slots_as_a_copying_run_does(slots: object, message: str) -> None:
+def test_in_place_reads_slots_as_a_run_does(slots: object, message: str) -> None:
     program = Program(STEP)
     x = np.zeros(3, np.float32)
     error = TypeError if isinstance(slots, str) else GradoptError
