@@ -1,6 +1,6 @@
 """Speed and memory of the interpreter against hand-written NumPy (issue 5, item 4).
 
-Usage: python bench/interpreter_speed.py [--repeats N] [--only mlp,scalar,memory]
+Usage: python bench/interpreter_speed.py [--repeats N] [--only mlp,loop,scalar,memory]
 
 Each part runs both sides in the same process, alternating between them so
 that a disturbance (another process, a frequency change) hits both alike, and
@@ -18,6 +18,11 @@ calls it, with the page faults of a call beside):
     Both start from the same weights; the max abs difference of the loss and of
     the updated weights is printed (not bit-identical: NumPy uses exp/log and a
     different operation order).
+(a') loop: the same step as a training loop runs it, each of hand-written
+    NumPy, `Program.run` and `in_place` alone in a process of its own (the
+    sides in turn, repeats // 8 processes a side, 300 steps each, each
+    step's slots the last one's): in (a) the sides share one process, and
+    the others' allocations decide which of a side's arrays fault.
 (b) scalar: per-op time of two 10k-op graphs of `tensor<f32>` ops, a chain of
     `grad.add` and a graph cycling through mul, add (of a value from the cycle
     before), sin, max, neg, exp2, cmplt and where, against a Python loop
@@ -38,12 +43,15 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import platform
 import random
 import re
 import resource
 import statistics
+import subprocess
+import sys
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -280,6 +288,65 @@ def bench_mlp(repeats: int) -> None:
         ratio = seconds / numpy_time
         print(f"    {name:20} {seconds * 1e3:9.2f} {ratio:7.2f} {faults:7.0f}")
     print("    target: Program.run / numpy <= 1.0 (issue 15)")
+
+
+LOOP_SIDES = ("numpy", "Program.run", "in_place")
+"""The sides of the MLP step that `--only loop` runs each in a process of its
+own."""
+
+
+def loop_side(name: str, calls: int) -> None:
+    """Side `name` of the large MLP step called `calls` times as a training
+    loop calls it, alone in this process: each step's slots are the last
+    step's (its result's, or the same arrays in place), after 20 steps not
+    timed. Prints its median and mean ms and page faults a step as JSON."""
+    shapes = (256, 784, 512, 10)
+    slots = mlp_data(*shapes)
+    program = Program(mlp_program(*shapes), str(EXAMPLE))
+
+    def step(slots: list[np.ndarray]) -> list[np.ndarray]:
+        if name == "numpy":
+            numpy_step(*slots)
+            return slots
+        return program.run(slots=slots, in_place=name == "in_place").slots
+
+    for _ in range(20):
+        slots = step(slots)
+    times = []
+    faults = minor_faults()
+    for _ in range(calls):
+        started = time.perf_counter()
+        slots = step(slots)
+        times.append(time.perf_counter() - started)
+    faults = (minor_faults() - faults) / calls
+    print(json.dumps([statistics.median(times), statistics.fmean(times), faults]))
+
+
+def bench_loop(rounds: int, calls: int = 300) -> None:
+    """`loop_side` of each of `LOOP_SIDES` in a process of its own, the sides in
+    turn `rounds` times: the memory allocator in the state the step alone
+    leaves it in, where in one process with the other sides (`bench_mlp`)
+    the others' allocations decide which of its arrays fault."""
+    found: dict[str, list[list[float]]] = {name: [] for name in LOOP_SIDES}
+    for _ in range(rounds):
+        for name in LOOP_SIDES:
+            command = [sys.executable, __file__, "--loop-side", name, str(calls)]
+            output = subprocess.run(command, capture_output=True, text=True, check=True)
+            found[name].append(json.loads(output.stdout.splitlines()[-1]))
+    numpy_time = statistics.median(median for median, _, _ in found["numpy"])
+    print(
+        f"(a') MLP SGD step, batch 256, 784 -> 512 -> 10, each side alone in a "
+        f"training loop ({calls} steps, {rounds} processes a side)"
+    )
+    print(f"    {'':20} {'ms/step':>9} {'ratio':>7} {'mean':>7} {'faults':>7}")
+    for name, runs in found.items():
+        median = statistics.median(m for m, _, _ in runs)
+        mean = statistics.median(m for _, m, _ in runs)
+        faults = statistics.median(f for _, _, f in runs)
+        print(
+            f"    {name:20} {median * 1e3:9.2f} {median / numpy_time:7.2f} "
+            f"{mean * 1e3:7.2f} {faults:7.0f}"
+        )
 
 
 # --- (b) scalar graphs ----------------------------------------------------------
@@ -524,12 +591,18 @@ def describe_machine() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=41)
-    parser.add_argument("--only", default="mlp,scalar,memory")
+    parser.add_argument("--only", default="mlp,loop,scalar,memory")
+    parser.add_argument("--loop-side", nargs=2, help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.loop_side is not None:
+        loop_side(options.loop_side[0], int(options.loop_side[1]))
+        return
     parts = options.only.split(",")
     describe_machine()
     if "mlp" in parts:
         bench_mlp(options.repeats)
+    if "loop" in parts:
+        bench_loop(max(3, options.repeats // 8))
     if "scalar" in parts:
         bench_scalar(options.repeats)
     if "memory" in parts:

@@ -9,14 +9,11 @@ such faults a run, a third of its time; hand-written NumPy takes as many.
 So a plan writes each large value that a kernel would put in a new array
 (its op `takes_out`, and the value is static, of `POOLED_BYTES` or more) into a
 buffer of its type with `out=`, and keeps the buffers for the next run, in
-runs that ask for it (`keeping`: every `Program.run` but one that copies its
-slots, and `jit`'s calls). Other runs pass `out=None`: new arrays, as
-before. A run that copies its slots makes new memory anyway, and took more
-page faults with kept buffers (1.6 MB of them held pushed the copies into
-fresh memory). Kept buffers made the large MLP step in place, GradBench's
-gmm and kmeans gradients 1.2-2.9x faster, and llsq's 1-9% slower, by the
-memory glibc would have reused at once while still in the cache
-(bench/RESULTS.md).
+runs that ask for it (`keeping`: every `Program.run`, and `jit`'s calls).
+Other runs (an `Interpreter.call` of its own) pass `out=None`: new arrays.
+Kept buffers made the large MLP step in place, GradBench's gmm and kmeans
+gradients 1.2-2.9x faster; and once a `grad.concat` wrote into one,
+GradBench's llsq gradient 2x (bench/RESULTS.md).
 
 The buffers are chosen when planning: values whose lives do not overlap share
 one (greedy interval colouring in program order; a value's life runs from
@@ -48,11 +45,16 @@ from xdsl.ir import Operation
 from gradopt.dialect.ops import KernelOp
 from gradopt.dialect.types import dtype_of
 
-POOLED_BYTES = 1 << 20
-"""The smallest value given a kept buffer (1 MiB): smaller values come from
-glibc's heap, whose memory was written before, once the largest ones no
-longer come and go (the large MLP step in place took no page fault with
-buffers kept from 64 KiB on or from 1 MiB on, and was as fast)."""
+POOLED_BYTES = 1 << 19
+"""The smallest value given a kept buffer (512 KiB). glibc maps an array of
+128 KiB or more afresh, or takes it from the top of its heap, which it
+gives back to the system once the top's free memory passes a threshold
+that follows the largest block freed; what is left to come and go decides
+the faults. The large MLP step in place, in a loop of its own, took 700
+page faults a run with buffers kept from 1 MiB on (its 512 KiB activations
+came and went) and none from 512 KiB on: 4.5 against 3.4 ms, where
+hand-written NumPy took 4.2 ms and 752 faults. Kept from 128 KiB on,
+GradBench's gmm at d = 64 was up to 1.4x slower (bench/RESULTS.md)."""
 
 POOL_LIMIT = 1 << 26
 """The most memory a plan's buffers may take (64 MiB): a plan whose buffers

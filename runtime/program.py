@@ -330,8 +330,7 @@ class Program:
         shape, the run updates it in place, and the result's slots are those
         arrays (a training loop keeps its weights in them between calls).
 
-        On the interpreter, runs that copy no slots (in place, or of an entry
-        without slots; and `jit`'s) keep buffers for the program's large
+        On the interpreter, runs keep buffers for the program's large
         intermediates from one to the next (`gradopt.interpreter.pool`).
 
         `backend="auto"` runs on the interpreter while IREE compiles the
@@ -390,10 +389,7 @@ class Program:
                 if final is not slot:
                     np.copyto(slot, final)
             return _result(signature, results, slot_values, "iree")
-        # copied slots are new memory anyway: kept buffers pushed the copies
-        # into fresh pages (bench/RESULTS.md)
-        keep = in_place or not known.slots
-        results = self.interpret(entry, arguments, deterministic, keep)
+        results = self.interpret(entry, arguments, deterministic)
         if compile_after:
             self._background.start()
         return _result(signature, results, slot_values)
@@ -403,12 +399,11 @@ class Program:
         entry: str,
         arguments: list[object],
         deterministic: bool | None,
-        keep: bool = True,
     ) -> list[np.ndarray]:
         """The results of `entry` run by the interpreter on `arguments` (the
         entry's inputs in order, of its types), each an array of its own:
-        none is an argument or shares its memory. With `keep`, the plans'
-        kept buffers hold the large intermediates (`gradopt.interpreter.pool`)."""
+        none is an argument or shares its memory. The plans' kept buffers
+        hold the large intermediates (`gradopt.interpreter.pool`)."""
         try:
             if deterministic is None:
                 deterministic = determinism.from_environment()
@@ -417,7 +412,7 @@ class Program:
                 if deterministic
                 else self.blas_threads
             )
-            with threads, pool.keeping() if keep else nullcontext():
+            with threads, pool.keeping():
                 values = self.interpreter.call(entry, arguments)
         except OpError as error:
             raise self.located(error) from None

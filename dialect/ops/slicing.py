@@ -341,7 +341,10 @@ class ConcatOp(ListOp):
 
     def kernel(self) -> Kernel:
         axis = self.axis
-        return lambda *arrays: np.concatenate(arrays, axis=axis)
+        return lambda *arrays, out=None: np.concatenate(arrays, axis=axis, out=out)
 
     def fresh_result(self) -> bool:
+        return True
+
+    def takes_out(self) -> bool:
         return True
