@@ -13,7 +13,7 @@ runs that ask for it (`keeping`: every `Program.run`, and `jit`'s calls).
 Other runs (an `Interpreter.call` of its own) pass `out=None`: new arrays.
 Kept buffers made the large MLP step in place, GradBench's gmm and kmeans
 gradients 1.2-2.9x faster; and once a `grad.concat` wrote into one,
-GradBench's llsq gradient 2x (bench/RESULTS.md).
+GradBench's llsq gradient twice as fast (bench/RESULTS.md).
 
 The buffers are chosen when planning: values whose lives do not overlap share
 one (greedy interval colouring in program order; a value's life runs from
