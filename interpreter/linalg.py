@@ -67,7 +67,7 @@ from xdsl.traits import IsTerminator
 
 from gradopt.autodiff.paths import captured
 from gradopt.dialect.errors import OpError
-from gradopt.dialect.kernels import select_bits, select_or_zero
+from gradopt.dialect.kernels import contiguous, select_bits, select_or_zero
 from gradopt.dialect.ops.elementwise import SELECT_BITS_FROM
 from gradopt.dialect.upstream.linalg import MapOp
 from gradopt.interpreter.owned import Owned
@@ -513,8 +513,8 @@ def _contract(
 
     left = np.transpose(a, [dims_a.index(d) for d in (*batch, *rows, *inner)])
     right = np.transpose(b, [dims_b.index(d) for d in (*batch, *inner, *columns)])
-    left = np.ascontiguousarray(left).reshape(size(batch), size(rows), size(inner))
-    right = np.ascontiguousarray(right).reshape(size(batch), size(inner), size(columns))
+    left = contiguous(left).reshape(size(batch), size(rows), size(inner))
+    right = contiguous(right).reshape(size(batch), size(inner), size(columns))
     # a single product as `grad.dot` computes it: one 2-D matmul
     product = np.matmul(left, right) if batch else np.matmul(left[0], right[0])
     order = [*batch, *rows, *columns]

@@ -816,3 +816,22 @@ func.func @other(%s: memref<f32>) {
         gradopt.run(text)
     # a function that is never called is not looked at
     assert gradopt.run(text, entry="other").slots[0] == 1.0
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [(256, 512), (4096, 128), (300, 70), (3, 200, 96), (64, 64), (7,), (5, 1)],
+)
+def test_contiguous_copies_as_numpy_does(shape: tuple[int, ...]) -> None:
+    """`kernels.contiguous` copies a transposed matrix a block of rows at a
+    time (from `BLOCKED_FROM` bytes on: the first four shapes, with rows not
+    a multiple of a block), and any other array as `np.ascontiguousarray`:
+    the same elements, C-ordered, whatever the view."""
+    source = RNG.standard_normal(shape).astype(np.float32)
+    views = [source, source[..., ::2], source.T]
+    if source.ndim >= 2:
+        views.append(source.swapaxes(-1, -2))
+    for view in views:
+        copy = kernels.contiguous(view)
+        assert copy.flags.c_contiguous and copy.shape == view.shape
+        np.testing.assert_array_equal(bits(copy), bits(np.ascontiguousarray(view)))

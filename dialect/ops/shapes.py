@@ -33,7 +33,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from gradopt.dialect.kernels import Kernel, maximum_reduce
+from gradopt.dialect.kernels import Kernel, contiguous, maximum_reduce
 from gradopt.dialect.ops.base import (
     GradCanonicalization,
     KernelOp,
@@ -139,7 +139,7 @@ class ReduceOp(ListOp):
         dtype = dtype_of(tensor_type(self.input).get_element_type())
         if ufunc is np.maximum:
             return lambda a: maximum_reduce(np.ascontiguousarray(a, dtype), axes)
-        return lambda a: ufunc.reduce(np.ascontiguousarray(a), axes, dtype)
+        return lambda a: ufunc.reduce(contiguous(a), axes, dtype)
 
     def fresh_result(self) -> bool:
         return True
@@ -337,9 +337,7 @@ class DotOp(KernelOp):
             raise VerifyException(f"result must be {expected}, got {self.result.type}")
 
     def kernel(self) -> Kernel:
-        return lambda a, b, out=None: np.matmul(
-            np.ascontiguousarray(a), np.ascontiguousarray(b), out=out
-        )
+        return lambda a, b, out=None: np.matmul(contiguous(a), contiguous(b), out=out)
 
     def fresh_result(self) -> bool:
         return True
