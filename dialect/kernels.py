@@ -130,7 +130,7 @@ def contiguous(a: np.ndarray) -> np.ndarray:
     down the source's columns, is not: 256x512 f32 took 88 us against 289,
     4096x128 309 against 1141 (bench/RESULTS.md). A copy moves bits: the
     result is the same either way."""
-    if a.ndim < 2 or a.flags.c_contiguous:
+    if a.nbytes < BLOCKED_FROM or a.ndim < 2 or a.flags.c_contiguous:
         return np.ascontiguousarray(a)
     source = a.swapaxes(-1, -2)
     *_, rows, width = source.shape
