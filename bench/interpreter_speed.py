@@ -302,13 +302,18 @@ def loop_side(name: str, calls: int) -> None:
     timed. Prints its median and mean ms and page faults a step as JSON."""
     shapes = (256, 784, 512, 10)
     slots = mlp_data(*shapes)
-    program = Program(mlp_program(*shapes), str(EXAMPLE))
+    if name == "numpy":
 
-    def step(slots: list[np.ndarray]) -> list[np.ndarray]:
-        if name == "numpy":
+        def step(slots: list[np.ndarray]) -> list[np.ndarray]:
             numpy_step(*slots)
             return slots
-        return program.run(slots=slots, in_place=name == "in_place").slots
+
+    else:
+        program = Program(mlp_program(*shapes), str(EXAMPLE))
+        in_place = name == "in_place"
+
+        def step(slots: list[np.ndarray]) -> list[np.ndarray]:
+            return program.run(slots=slots, in_place=in_place).slots
 
     for _ in range(20):
         slots = step(slots)
