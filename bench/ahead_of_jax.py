@@ -73,7 +73,7 @@ from small_step import call_times, interleaved
 from gradopt import Program
 from gradopt.runtime import iree
 from gradopt.runtime.buffers import aligned_copy
-from gradopt.runtime.iree_driver import driver_for
+from gradopt.runtime.iree_driver import driver_for, products_untiled
 
 MLP_SHAPES = {"large": (256, 784, 512, 10), "small": (64, 64, 32, 10)}
 GRADOPT = iree.COMPILE_FLAGS[len(DEVICE) :]
@@ -134,8 +134,8 @@ def packed_bare_call(module: iree.IreeModule, arrays: list[np.ndarray]) -> Calla
     on views of the packed inputs made once."""
     packing = module.packings["main"]
     runtime: Any = module.runtime
-    flats, inputs = module._packed_inputs(packing)
-    packing.pack(arrays, flats)
+    places, inputs = module._packed_inputs(packing)
+    packing.pack(arrays, places)
     function = module._function(packing.function)
     vm_context: Any = module.context.vm_context
     results = len(packing.result_groups)
@@ -172,7 +172,7 @@ def measure(
     spec = step(name)
     module = Program(spec.text, str(EXAMPLE)).module
     chosen = driver_for(module)
-    flags = iree.compile_flags(iree.lower(module))
+    flags = iree.compile_flags(iree.lower(module), products_untiled(module))
     print(f"{name}: flags {' '.join(flags[len(DEVICE) :])}")
     started = time.perf_counter()
     iree.load(module, drivers[0])  # the others hit the cache
@@ -241,7 +241,7 @@ def call_path(rounds: int) -> dict[str, float]:
     )
     aligned = [aligned_copy(a) for a in spec.data]
     packing = module.packings["main"]
-    flats, inputs = module._packed_inputs(packing)
+    places, inputs = module._packed_inputs(packing)
     results = [
         np.empty(size, dtype)
         for dtype, size in zip(packing.result_groups, packing.result_sizes, strict=True)
@@ -249,7 +249,7 @@ def call_path(rounds: int) -> dict[str, float]:
     outputs = unpacked._invoke("main", aligned)
     sides: dict[str, Callable[[], object]] = {
         "bare": packed_bare_call(module, aligned),
-        "pack the inputs": lambda: packing.pack(aligned, flats),
+        "pack the inputs": lambda: packing.pack(aligned, places),
         "unpack the results": lambda: packing.unpack(aligned, results),
         "IreeModule.call": lambda: module.call("main", aligned),
         "Program.run": lambda: program.run(slots=aligned, backend="iree"),

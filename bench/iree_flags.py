@@ -39,7 +39,7 @@ from gradopt import Program
 from gradopt.runtime import iree
 from gradopt.runtime.buffers import aligned_copy
 from gradopt.runtime.iree_caller import call_waiting
-from gradopt.runtime.iree_driver import driver_for
+from gradopt.runtime.iree_driver import driver_for, products_untiled
 
 COMPARED = "gradopt,gradopt in order,host,host+tiling,host+tiling+mmt4d"
 """The flag sets of `bench/iree_call.py`, `gradopt`: the flags gradopt
@@ -66,7 +66,7 @@ def measure(name: str, flag_sets: list[str], rounds: int, block: int) -> None:
     data = [aligned_copy(a) for a in spec.data]
     sides: dict[str, Callable[[], object]] = {}
     compiled: dict[str, float] = {}
-    chosen = iree.compile_flags(lowered)
+    chosen = iree.compile_flags(lowered, products_untiled(program.module))
     for flags in flag_sets:
         started = time.perf_counter()
         vmfb = compile_str(lowered, extra_args=list(flag_set(flags, chosen)))

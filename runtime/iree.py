@@ -53,7 +53,7 @@ from gradopt.runtime.iree_branches import copy_branch_results
 from gradopt.runtime.iree_caller import call_waiting
 from gradopt.runtime.iree_casts import truncate_conversions
 from gradopt.runtime.iree_dispatch import DispatchRegionOp, dispatch_loops
-from gradopt.runtime.iree_driver import driver_for
+from gradopt.runtime.iree_driver import driver_for, products_untiled
 from gradopt.runtime.iree_elements import linearize_element_accesses
 from gradopt.runtime.iree_errors import compile_failure
 from gradopt.runtime.iree_given import GivenBack, drop_given_back
@@ -103,9 +103,9 @@ attention and small steps 10-40% slower on an idle AVX-512 machine, in
 every run; without tiled layouts the large MLP step in `grad` ops ran 10%
 faster on two workers, but the same step in linalg as JAX writes it 1.57x
 slower, and every step slower on one thread; on an AVX2 machine the large
-and attention steps 1.17x and 1.6x slower. Small programs too: on one
-thread small MLP steps took 0.79-0.95x the time untiled but small
-attention steps up to 1.69x (bench/RESULTS.md)."""
+and attention steps 1.17x and 1.6x slower. Small programs of batched
+products too: on one thread small attention steps took up to 1.71x the
+time untiled (`bench/small_tiling.py`)."""
 
 LOOP_COMPILE_FLAGS: tuple[str, ...] = (
     *TARGET_FLAGS,
@@ -123,7 +123,9 @@ program whose convolution windows `gather-windows` gathered: IREE then reads
 the gathered patches in the matrix products instead of packing them twice,
 0.68-0.83x the time of the concat with tiled layouts on the CNN step, where
 the gather with tiled layouts made no difference (`bench/gather_windows.py`,
-bench/RESULTS.md)."""
+bench/RESULTS.md). And for a small program of plain matrix products
+(`iree_driver.products_untiled`): small MLP steps took 0.80-0.96x the time
+untiled (`bench/small_tiling.py`)."""
 
 _LOOP = re.compile(r"\bscf\.(for|while)\b|\bcf\.cond_br\b")
 """A loop: structured, or in blocks (`iree_while`)."""
@@ -263,19 +265,21 @@ def cache_limit() -> int:
         raise BackendError(str(error)) from None
 
 
-def _key(text: str) -> str:
+def _key(text: str, untiled: bool = False) -> str:
     """What a compiled module depends on: the program, the compiler and the
     runtime that will load it (a module from another runtime version may
     not load, or load and misbehave), the flags, the CPU."""
     compiler = _import("iree.compiler.version").VERSION
     runtime = _import("iree.runtime.version").VERSION
-    parts = [text, compiler, runtime, *compile_flags(text), _host(), _UNROLLING]
+    flags = compile_flags(text, untiled)
+    parts = [text, compiler, runtime, *flags, _host(), _UNROLLING]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
-def entry_path(text: str) -> Path:
-    """The cache entry of the lowered program `text`."""
-    return cache_dir() / f"{_key(text)}.vmfb"
+def entry_path(text: str, untiled: bool = False) -> Path:
+    """The cache entry of the lowered program `text` (`untiled`: see
+    `compile_flags`)."""
+    return cache_dir() / f"{_key(text, untiled)}.vmfb"
 
 
 def _discard(path: Path, reason: str) -> None:
@@ -392,6 +396,7 @@ def compile_text(
     text: str,
     unrolled: Callable[[], str] | None = None,
     fallback: Callable[[], str] | None = None,
+    untiled: bool = False,
 ) -> bytes:
     """The IREE VM module (a `.vmfb`) for lowered MLIR `text`, from the disk
     cache when it is there and intact. An unwritable cache only costs the
@@ -400,27 +405,29 @@ def compile_text(
     kept under `text`'s key, since printing it takes longer than a cache
     hit (0.6 s for the RNN of `bench/lax_rnn.py`). `fallback`, if given,
     makes the text compiled (and kept under `text`'s key) if IREE fails on
-    that one: the program without dispatch regions (`iree_dispatch`)."""
+    that one: the program without dispatch regions (`iree_dispatch`).
+    `untiled`: see `compile_flags`."""
     limit = cache_limit()
-    path = entry_path(text)
+    path = entry_path(text, untiled)
     if limit and (cached := read_entry(path, limit)) is not None:
         return cached
     try:
-        vmfb = _compile(text if unrolled is None else unrolled())
+        vmfb = _compile(text if unrolled is None else unrolled(), untiled)
     except BackendError:
         if fallback is None:
             raise
-        vmfb = _compile(fallback())
+        vmfb = _compile(fallback(), untiled)
     if limit:
         with contextlib.suppress(OSError):
             write_entry(path, vmfb, limit)
     return vmfb
 
 
-def compile_flags(text: str) -> tuple[str, ...]:
+def compile_flags(text: str, untiled: bool = False) -> tuple[str, ...]:
     """IREE's flags for the lowered program `text`: `LOOP_COMPILE_FLAGS` if
-    it has a loop or gathered windows, else `COMPILE_FLAGS`."""
-    untiled = _LOOP.search(text) or _GATHERED in text
+    its products are to be `untiled` (`iree_driver.products_untiled`), or it has a
+    loop or gathered windows, else `COMPILE_FLAGS`."""
+    untiled = untiled or bool(_LOOP.search(text)) or _GATHERED in text
     return LOOP_COMPILE_FLAGS if untiled else COMPILE_FLAGS
 
 
@@ -430,9 +437,9 @@ torch's decomposed attention and its gradient) fails with this; such a
 program is compiled without tiled layouts (`LOOP_COMPILE_FLAGS`)."""
 
 
-def _compile(text: str) -> bytes:
+def _compile(text: str, untiled: bool = False) -> bytes:
     compiler = _import("iree.compiler")
-    flags = compile_flags(text)
+    flags = compile_flags(text, untiled)
     try:
         try:
             return compiler.compile_str(text, extra_args=list(flags))
@@ -488,6 +495,7 @@ class IreeModule:
                 f"IREE could not load the compiled module: {error}"
             ) from None
         self.context.add_vm_module(module)
+        self.vm_context: Any = self.context.vm_context
         self.functions = self.context.modules[module.name]
         self.vm_functions: dict[str, object] = {}
         self.packings = dict(packings or {})
@@ -551,30 +559,27 @@ class IreeModule:
         """The results of a packed entry: its arguments copied into this
         thread's packed inputs, its results views of one mapped array per
         group (or copies of the arguments given back)."""
-        runtime = self.runtime
-        flats, inputs = self._packed_inputs(packing)
-        packing.pack(arguments, flats)
-        outputs = runtime.VmVariantList(len(packing.result_groups))
+        places, inputs = self._packed_inputs(packing)
+        packing.pack(arguments, places)
+        outputs = self.runtime.VmVariantList(len(packing.result_groups))
         self._invoke_vm(packing.function, inputs, outputs)
+        view = self.runtime.HalBufferView
         results = [
-            outputs.get_variant(i)
-            .deref(runtime.HalBufferView)
-            .map()
-            .asarray((size,), dtype)
-            for i, (dtype, size) in enumerate(
-                zip(packing.result_groups, packing.result_sizes, strict=True)
-            )
+            outputs.get_variant(i).deref(view).map().asarray(*shape)
+            for i, shape in enumerate(packing.result_shapes)
         ]
         return packing.unpack(arguments, results, in_place)
 
     def _packed_inputs(self, packing: Packing) -> tuple[list[np.ndarray], object]:
         """The calling thread's buffers for `packing`'s inputs, allocated by
-        IREE once (mapped, and in a list of their views ready to invoke
-        with): a fresh buffer each call made the small MLP step's call 11 us
-        slower (67 -> 79 us), more than copying out the inputs that come
-        back unchanged costs (`Packing.unpack`). Each thread
-        has its own, so that concurrent calls do not share them; IREE is
-        done reading them when a call returns (the results are ready)."""
+        IREE once, zeroed (the pads between the arguments stay so): each
+        argument's place in them (`Packing.places`), and a list of their
+        buffer views ready to invoke with. A fresh buffer each call made the
+        small MLP step's call 11 us slower (67 -> 79 us), more than copying
+        out the inputs that come back unchanged costs (`Packing.unpack`).
+        Each thread has its own, so that concurrent calls do not share them;
+        IREE is done reading them when a call returns (the results are
+        ready)."""
         staged = getattr(self.staging, "buffers", None)
         if staged is None:
             staged = self.staging.buffers = {}
@@ -589,12 +594,14 @@ class IreeModule:
                 allowed_usage=self.usage,
                 allocation_size=size * dtype.itemsize,
             )
-            flats.append(buffer.map().asarray((size,), dtype))
+            flat = buffer.map().asarray((size,), dtype)
+            flat[...] = 0
+            flats.append(flat)
             inputs.push_ref(
                 runtime.HalBufferView(buffer, (size,), self.packed_elements[dtype])
             )
-        staged[packing.function] = flats, inputs
-        return flats, inputs
+        staged[packing.function] = known = packing.places(flats), inputs
+        return known
 
     def _invoke(self, entry: str, arguments: Sequence[np.ndarray]) -> list[object]:
         """`entry`'s results (buffer views, or scalars) on buffer views of
@@ -612,8 +619,10 @@ class IreeModule:
     def _invoke_vm(self, entry: str, inputs: object, outputs: object) -> None:
         """The VM function `entry` invoked on the lists `inputs` and `outputs`."""
         function = self._function(entry)
-        vm_context: Any = self.context.vm_context
-        self._waiting(lambda: vm_context.invoke(function, inputs, outputs))
+        if self.driver == "local-task":
+            call_waiting(lambda: self.vm_context.invoke(function, inputs, outputs))
+        else:
+            self.vm_context.invoke(function, inputs, outputs)
 
     def _waiting(self, call: Callable[[], T]) -> T:
         """`call()`, which waits for IREE: on `local-task`, from a thread of
@@ -681,6 +690,7 @@ def load(module: ModuleOp, driver: str | None = None) -> IreeModule:
     dispatch regions is compiled without them."""
     _import("iree.runtime")  # a missing runtime is reported before compiling
     driver = driver or driver_for(module)
+    untiled = products_untiled(module)
     lowered = _lowered(module)
     packings = pack_entries(lowered)
     given = drop_given_back(lowered)
@@ -702,13 +712,13 @@ def load(module: ModuleOp, driver: str | None = None) -> IreeModule:
     fallback = undispatched if DISPATCHED in text else None
     try:
         return IreeModule(
-            compile_text(text, unrolled, fallback), driver, packings, given
+            compile_text(text, unrolled, fallback, untiled), driver, packings, given
         )
     except BackendError as error:
-        path = entry_path(text)
+        path = entry_path(text, untiled)
         if not path.exists():
             raise
         _discard(path, str(error))
         return IreeModule(
-            compile_text(text, unrolled, fallback), driver, packings, given
+            compile_text(text, unrolled, fallback, untiled), driver, packings, given
         )

@@ -23,8 +23,12 @@ from __future__ import annotations
 import math
 
 from xdsl.dialects.builtin import ModuleOp, ShapedType
+from xdsl.dialects.linalg.ops import MatmulOp
+from xdsl.ir import Operation
 
-from gradopt.runtime.threads import product_sizes
+from gradopt.dialect.ops import DotOp
+from gradopt.dialect.types import tensor_type
+from gradopt.runtime.threads import product_sizes, products
 
 SYNC_BELOW = 1 << 24
 """The multiply-adds of all products together (16.8 million) from which a
@@ -35,6 +39,12 @@ VALUES_SYNC_BELOW = 1 << 22
 """The elements of the largest value (4.2 million) from which a program runs
 on IREE's worker threads, whatever its products: an elementwise program of
 that size took half as long on the workers."""
+
+
+UNTILED_BELOW = 1 << 22
+"""The multiply-adds (4.2 million) under which a plain matrix product of a
+program on the calling thread runs faster without IREE's tiled layouts
+(`products_untiled`)."""
 
 
 def largest_value(module: ModuleOp) -> int:
@@ -60,3 +70,30 @@ def driver_for(module: ModuleOp) -> str:
         and largest_value(module) < VALUES_SYNC_BELOW
     )
     return "local-sync" if small else "local-task"
+
+
+def products_untiled(module: ModuleOp) -> bool:
+    """Whether `module` is compiled without IREE's tiled layouts because its
+    products run faster so: it runs on the calling thread (`driver_for`) and
+    has products, each a plain matrix product (no batch dims) of under
+    `UNTILED_BELOW` multiply-adds. On one thread, packing operands into the
+    tiled layout costs more than it saves for such a product: small MLP
+    steps took 0.79-0.95x the time untiled, one of 6.4 million multiply-adds
+    1.03x; batched products (small attention steps) up to 1.69x
+    (bench/RESULTS.md)."""
+    found = list(products(module))
+    return (
+        bool(found)
+        and all(
+            _plain(op) and size is not None and size < UNTILED_BELOW
+            for op, size in found
+        )
+        and driver_for(module) == "local-sync"
+    )
+
+
+def _plain(op: Operation) -> bool:
+    """Whether the product `op` multiplies two matrices."""
+    if isinstance(op, DotOp):
+        return len(tensor_type(op.lhs).get_shape()) == 2
+    return isinstance(op, MatmulOp)

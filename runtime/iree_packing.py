@@ -10,7 +10,8 @@ compiles it, to take one flat tensor per element type holding every input
 tensor per element type holding every result (inserted at each return): the
 same ops on the same values in between. A call copies the inputs into one
 buffer per element type that IREE allocated (each input starting on a
-64-byte boundary, as IREE's code expects its operands to), and hands back
+64-byte boundary, as IREE's code expects its operands to: the pads between
+them stay zero), and hands back
 the results as views of the one array each packed result maps to: a result
 never shares memory with an input, nor with another result, by
 construction. A function that another one calls keeps its signature.
@@ -28,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple, cast
 
 import numpy as np
@@ -91,7 +93,7 @@ class Result(NamedTuple):
     argument: int | None
 
 
-@dataclass(frozen=True, eq=False)  # its pads are arrays: compared by identity
+@dataclass(frozen=True)
 class Packing:
     """How an entry's arguments are packed and its results unpacked."""
 
@@ -100,26 +102,38 @@ class Packing:
     input_groups: tuple[np.dtype, ...]
     """The dtype of each flat input, in the packed entry's argument order."""
     input_sizes: tuple[int, ...]
-    pieces: tuple[tuple[int | np.ndarray, ...], ...]
-    """What each flat input is made of: an argument (its index) or zeros
-    that pad the next argument to a 64-byte boundary."""
+    inputs: tuple[Part, ...]
+    """Where each argument lies in the flat inputs."""
     result_groups: tuple[np.dtype, ...]
     result_sizes: tuple[int, ...]
     results: tuple[Result, ...]
 
+    @cached_property
+    def result_shapes(self) -> tuple[tuple[tuple[int], np.dtype], ...]:
+        """The shape and dtype of each flat result, as mapped."""
+        return tuple(
+            ((size,), dtype)
+            for dtype, size in zip(self.result_groups, self.result_sizes, strict=True)
+        )
+
+    def places(self, flats: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Each argument's place in `flats` (one flat array of each input
+        group's dtype and size), a view of the argument's shape."""
+        return [
+            flats[part.group][part.start : part.stop].reshape(part.shape)
+            for part in self.inputs
+        ]
+
+    @staticmethod
     def pack(
-        self, arguments: Sequence[np.ndarray | float], flats: Sequence[np.ndarray]
+        arguments: Sequence[np.ndarray | float], places: Sequence[np.ndarray]
     ) -> None:
-        """Copy `arguments` (arrays or Python numbers) into `flats`, one flat
-        array of each input group's dtype and size."""
-        for pieces, flat in zip(self.pieces, flats, strict=True):
-            np.concatenate(
-                [
-                    p if type(p) is not int else _flat_argument(arguments[p])
-                    for p in pieces
-                ],
-                out=flat,
-            )
+        """Copy `arguments` (arrays or Python numbers, of the entry's types)
+        into their `places`: one assignment each took half the time of one
+        `np.concatenate` per flat input (2.1 against 4.4 us for the small
+        MLP step's six)."""
+        for place, argument in zip(places, arguments, strict=True):
+            place[...] = argument
 
     def unpack(
         self,
@@ -137,7 +151,7 @@ class Packing:
                 # a view made directly (0.5 us; a slice reshaped took 0.8)
                 flat = outputs[part.group]
                 results.append(np.ndarray(part.shape, part.dtype, flat, part.offset))
-            elif left_in_place(j, argument, count, in_place):
+            elif in_place and left_in_place(j, argument, count, in_place):
                 results.append(cast(np.ndarray, arguments[argument]))
             else:
                 results.append(np.array(arguments[argument], part.dtype))
@@ -156,13 +170,6 @@ def pack_entries(module: ModuleOp, below: int | None = None) -> dict[str, Packin
         if (packing := _pack(function, below)) is not None:
             packings[function.sym_name.data] = packing
     return packings
-
-
-def _flat_argument(argument: np.ndarray | float) -> np.ndarray:
-    """An argument as a rank-1 array (a view of an array's elements)."""
-    if type(argument) is np.ndarray:
-        return argument.ravel()
-    return np.ravel(argument)  # a Python number: a scalar input
 
 
 class _Layout(NamedTuple):
@@ -202,22 +209,17 @@ class _Groups:
     def __init__(self) -> None:
         self.elements: list[Attribute] = []
         self.sizes: list[int] = []
-        self.pieces: list[list[int | np.ndarray]] = []
 
-    def add(self, layout: _Layout, index: int) -> Part:
-        """Lay the input or result `index` of `layout` out after the others
-        of its element type."""
+    def add(self, layout: _Layout) -> Part:
+        """Lay an input or result of `layout` out after the others of its
+        element type."""
         if layout.element not in self.elements:
             self.elements.append(layout.element)
             self.sizes.append(0)
-            self.pieces.append([])
         group = self.elements.index(layout.element)
         dtype = _STORAGE[layout.element][1]
         step = ALIGNMENT // dtype.itemsize
         start = -(-self.sizes[group] // step) * step
-        if start > self.sizes[group]:
-            self.pieces[group].append(np.zeros(start - self.sizes[group], dtype))
-        self.pieces[group].append(index)
         self.sizes[group] = start + layout.size
         shown = np.dtype(np.bool_) if layout.element == i1 else dtype
         offset = start * dtype.itemsize
@@ -255,13 +257,13 @@ def _pack(function: func.FuncOp, below: int) -> Packing | None:
     assert isinstance(ret, func.ReturnOp)
     given = given_back(function)
     packed_inputs, packed_outputs = _Groups(), _Groups()
-    input_parts = [packed_inputs.add(layout, i) for i, layout in enumerate(inputs)]
+    input_parts = [packed_inputs.add(layout) for layout in inputs]
     results: list[Result] = []
     for j, layout in enumerate(outputs):
         if (argument := given.get(j)) is not None:
             results.append(Result(input_parts[argument], argument))
         else:
-            results.append(Result(packed_outputs.add(layout, j), None))
+            results.append(Result(packed_outputs.add(layout), None))
     old = list(entry.args)
     flats = [entry.insert_arg(t, len(entry.args)) for t in packed_inputs.types()]
     ops: list[Operation] = []
@@ -280,7 +282,7 @@ def _pack(function: func.FuncOp, below: int) -> Packing | None:
         function.sym_name.data,
         packed_inputs.dtypes(),
         tuple(packed_inputs.sizes),
-        tuple(tuple(pieces) for pieces in packed_inputs.pieces),
+        tuple(input_parts),
         packed_outputs.dtypes(),
         tuple(packed_outputs.sizes),
         tuple(results),

@@ -26,6 +26,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.ir import Operation
 
 from gradopt.dialect.ops import DotOp
 from gradopt.dialect.types import tensor_type
@@ -38,20 +39,27 @@ transposes, 38 million) and below the large MLP step's 256x784 @ 784x512
 (103 million), which two threads speed up on an idle machine."""
 
 
-def product_sizes(module: ModuleOp) -> Iterator[int]:
-    """The multiply-adds of each of `module`'s products whose shape is
-    known: a `grad.dot`, or a `linalg` op that multiplies and reduces (a
-    matmul, a convolution, a contraction generic), its iteration space."""
+def products(module: ModuleOp) -> Iterator[tuple[Operation, int | None]]:
+    """Each of `module`'s products with its multiply-adds (None where its
+    shape is not known): a `grad.dot`, or a `linalg` op that multiplies and
+    reduces (a matmul, a convolution, a contraction generic), its iteration
+    space."""
     for op in module.walk():
         if isinstance(op, DotOp):
             *batch, m, k = tensor_type(op.lhs).get_shape()
             n = tensor_type(op.rhs).get_shape()[-1]
-            yield math.prod(batch) * m * k * n
+            yield op, math.prod(batch) * m * k * n
         elif isinstance(op, LinalgStructuredOperation) and _multiplies(op):
             try:
-                yield math.prod(op.get_static_loop_ranges())
+                yield op, math.prod(op.get_static_loop_ranges())
             except (NotImplementedError, ValueError, IndexError):
-                continue  # a dynamic shape: its size is not known here
+                yield op, None  # a dynamic shape
+
+
+def product_sizes(module: ModuleOp) -> Iterator[int]:
+    """The multiply-adds of each of `module`'s products whose shape is
+    known (`products`)."""
+    return (size for _, size in products(module) if size is not None)
 
 
 def largest_product(module: ModuleOp) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 from contextlib import nullcontext
+from typing import Any
 
 import numpy as np
 import pytest
@@ -145,6 +146,34 @@ def test_staged_inputs_are_read_in_place_and_never_handed_back() -> None:
     assert program.checked("arg", 0, layout, unaligned, read_only=True).flags.aligned
     with pytest.raises(GradoptError, match=r"arg 0: error: expected float32 data"):
         program.run(slots=[slot], args=[x.T, 2.5, 7])
+
+
+def test_exact_arrays_are_read_as_they_are_and_others_checked() -> None:
+    """Read-only inputs given as a list or tuple of arrays that are each
+    exactly of their layout are taken as they are; any other is converted
+    or refused as one by one (`Program.checked`)."""
+    program = Program(MIXED)
+    known = program.entry("main")
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    f, i = np.array(2.5, np.float32), np.array(7, np.int32)
+
+    def read(given: Any) -> list[np.ndarray]:
+        return program.inputs("arg", known.args, given, (), read_only=True)
+
+    for given in ([x, f, i], (x, f, i)):
+        assert all(a is b for a, b in zip(read(given), given, strict=True))
+    assert read(None)[0].shape == (2, 3)  # zeros, as before
+    converted = read([x.astype(np.float64), f, i])
+    assert converted[0].dtype == np.float32 and converted[1] is f
+    fortran = np.asfortranarray(x)
+    assert not fortran.flags.c_contiguous
+    assert read([fortran, f, i])[0].flags.c_contiguous
+    assert read([x, 2.5, i])[1].dtype == np.float32
+    with pytest.raises(GradoptError, match=r"arg 0: error: expected float32 data"):
+        read([x.T, f, i])
+    with pytest.raises(GradoptError, match=r"no such arg"):
+        read([x, f, i, i])
+    assert not program.inputs("arg", (), None, (), read_only=True)
 
 
 def test_the_jit_path_gives_the_bits_of_program_run(
