@@ -146,16 +146,28 @@ class Packing:
         where it is left in place (`iree_given.left_in_place`)."""
         count = len(self.results)
         results = []
-        for j, (part, argument) in enumerate(self.results):
+        for j, (argument, group, shape, dtype, offset) in enumerate(self.read_as):
             if argument is None:
                 # a view made directly (0.5 us; a slice reshaped took 0.8)
-                flat = outputs[part.group]
-                results.append(np.ndarray(part.shape, part.dtype, flat, part.offset))
+                results.append(np.ndarray(shape, dtype, outputs[group], offset))
             elif in_place and left_in_place(j, argument, count, in_place):
                 results.append(cast(np.ndarray, arguments[argument]))
             else:
-                results.append(np.array(arguments[argument], part.dtype))
+                results.append(np.array(arguments[argument], dtype))
         return results
+
+    @cached_property
+    def read_as(
+        self,
+    ) -> tuple[tuple[int | None, int, tuple[int, ...], np.dtype, int], ...]:
+        """How `unpack` reads each result: the argument it is (None if it is
+        computed), its group, shape, dtype and byte offset, as plain tuples,
+        which unpack faster than `Part`'s fields read (1 us of 5 on the
+        small MLP step)."""
+        return tuple(
+            (argument, part.group, part.shape, part.dtype, part.offset)
+            for part, argument in self.results
+        )
 
 
 def pack_entries(module: ModuleOp, below: int | None = None) -> dict[str, Packing]:
