@@ -186,7 +186,10 @@ def measure(
         loaded = program.iree_module = iree.load(program.module, driver)
         variants = [("", program, loaded)]
         if loaded.packings and unpacked_too:
-            unpacked = unpacked or iree.compile_text(iree.lower(program.module))
+            unpacked = unpacked or iree.compile_text(
+                iree.lower(program.module),
+                untiled=products_untiled(program.module),
+            )
             plain = Program(spec.text)
             plain.iree_module = iree.IreeModule(unpacked, driver)
             variants.append((" unpacked", plain, plain.iree_module))
@@ -237,7 +240,10 @@ def call_path(rounds: int) -> dict[str, float]:
     module = program.iree_module = iree.load(program.module, "local-sync")
     plain = Program(spec.text)
     unpacked = plain.iree_module = iree.IreeModule(
-        iree.compile_text(iree.lower(plain.module)), "local-sync"
+        iree.compile_text(
+            iree.lower(plain.module), untiled=products_untiled(plain.module)
+        ),
+        "local-sync",
     )
     aligned = [aligned_copy(a) for a in spec.data]
     packing = module.packings["main"]

@@ -90,7 +90,9 @@ def main() -> None:
         for gather in (False, True):
             text = lowered(program, gather)
             for flags in args.flags.split(","):
-                iree.compile_flags = lambda _, chosen=FLAG_SETS[flags]: chosen
+                iree.compile_flags = lambda _, untiled=False, chosen=FLAG_SETS[flags]: (
+                    chosen
+                )
                 name = f"{'gathered' if gather else 'concat'} {flags}"
                 vmfb = iree.compile_text(text)
                 print(f"{name}: {dispatches(text, FLAG_SETS[flags])}", flush=True)

@@ -74,7 +74,7 @@ def plain_lowering() -> Iterator[None]:
 
     saved = (iree.unroll_loops, iree.compile_flags, iree.dispatch_loops)
     iree.unroll_loops = iree.dispatch_loops = lambda module: 0
-    iree.compile_flags = lambda text: iree.COMPILE_FLAGS
+    iree.compile_flags = lambda text, untiled=False: iree.COMPILE_FLAGS
     try:
         yield
     finally:

@@ -57,12 +57,14 @@ def fake_compiler(cache: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[list
     entries keyed by the text alone (the real key asks IREE its version)."""
     calls: list[str] = []
 
-    def compile(text: str) -> bytes:
+    def compile(text: str, untiled: bool = False) -> bytes:
         calls.append(text)
         return b"module of " + text.encode()
 
     monkeypatch.setattr(iree, "_compile", compile)
-    monkeypatch.setattr(iree, "entry_path", lambda text: entry(cache, text))
+    monkeypatch.setattr(
+        iree, "entry_path", lambda text, untiled=False: entry(cache, text)
+    )
     yield calls
 
 

@@ -484,9 +484,9 @@ def test_conflicting_yields_compile_with_the_other_regions(
     compiled: list[bool] = []
     original = iree._compile
 
-    def recording(text: str) -> bytes:
+    def recording(text: str, untiled: bool = False) -> bytes:
         compiled.append(iree.DISPATCHED in text)
-        return original(text)
+        return original(text, untiled)
 
     monkeypatch.setenv(iree.CACHE_LIMIT_VARIABLE, "0")
     monkeypatch.setattr(iree, "_compile", recording)
