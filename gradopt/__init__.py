@@ -79,7 +79,10 @@ def __getattr__(name: str) -> object:
 
         return version("gradopt")
     if name in _LAZY:
-        return getattr(import_module(_LAZY[name]), name)
+        # kept, so that the next `gradopt.run` is a plain attribute (the
+        # lookup through here took 1.3 us a call)
+        value = globals()[name] = getattr(import_module(_LAZY[name]), name)
+        return value
     raise AttributeError(f"module 'gradopt' has no attribute '{name}'")
 
 

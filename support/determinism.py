@@ -26,9 +26,8 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import os
 import threading
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 
 from gradopt.support import environment
@@ -50,25 +49,14 @@ _GET = (
 )
 
 
-_ENVIRONMENT: Container[object] = getattr(os.environ, "_data", os.environ)
-"""What `os.environ` keeps its variables in (updated with it), by encoded name
-(`os.environ` itself where it keeps none)."""
-_VARIABLE_KEY = (
-    os.environ.encodekey(VARIABLE) if _ENVIRONMENT is not os.environ else VARIABLE
-)
-
-
 class DeterminismError(Exception):
     """The BLAS library's threads cannot be limited from here."""
 
 
 def from_environment() -> bool:
     """Whether `GRADOPT_DETERMINISTIC` asks for deterministic runs: read at
-    each run, so that a change is seen at once. Unset, the common case, costs
-    a dictionary lookup: `os.environ` answers a missing name by raising and
-    catching a `KeyError` (1-5 us a run measured)."""
-    if _VARIABLE_KEY not in _ENVIRONMENT:
-        return False
+    each run, so that a change is seen at once (unset, the common case, costs
+    a dictionary lookup: `environment.is_set`)."""
     try:
         return environment.flag(VARIABLE)
     except environment.SettingError as error:

@@ -284,6 +284,38 @@ def test_the_api_reports_a_malformed_run_cache(
         gradopt.run(CUBIC.read_text())
 
 
+@pytest.mark.parametrize("variable", VARIABLES)
+def test_a_variable_is_read_as_the_environment_holds_it_now(
+    variable: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`environment.is_set` looks the name up where `os.environ` keeps it:
+    a change through `os.environ` is seen at once, set or unset, blank or
+    not."""
+    from gradopt.support import environment
+
+    monkeypatch.delenv(variable, raising=False)
+    assert not environment.is_set(variable)
+    assert environment.integer(variable, 7) == 7
+    monkeypatch.setenv(variable, " 12 ")
+    assert environment.is_set(variable)
+    assert environment.integer(variable, 7) == 12
+    monkeypatch.setenv(variable, " ")
+    assert environment.is_set(variable) and environment.integer(variable, 7) == 7
+    monkeypatch.delenv(variable)
+    assert not environment.is_set(variable)
+
+
+def test_deterministic_runs_follow_the_variable_at_each_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    program = gradopt.Program(CUBIC.read_text())
+    monkeypatch.setenv("GRADOPT_DETERMINISTIC", "maybe")
+    with pytest.raises(GradoptError, match="GRADOPT_DETERMINISTIC must be 1 or 0"):
+        program.run([[1, 2, 3, 4, 5]])
+    monkeypatch.delenv("GRADOPT_DETERMINISTIC")
+    program.run([[1, 2, 3, 4, 5]])
+
+
 # --- the IREE cache evicts only its own entries ---------------------------------------
 
 
