@@ -602,8 +602,9 @@ class Program:
         owners: set[int] = set()  # the arrays that own their memory, as made by NumPy
         for i, (value, layout) in enumerate(zip(values, layouts, strict=True)):
             # an array as a training loop passes it (else `in_place_slot`)
-            if _as_is(value, layout) and (flags := value.flags).writeable:
-                if value.base is None and flags.owndata:
+            flags = _flags_if_exact(value, layout)
+            if flags is not None and flags.writeable and flags.c_contiguous:
+                if flags.owndata and cast(np.ndarray, value).base is None:
                     owners.add(id(value))
             else:
                 values[i] = self.in_place_slot(i, layout, value)
@@ -705,13 +706,20 @@ def _exact(given: Inputs | None, layouts: Sequence[_Layout]) -> bool:
 def _as_is(value: object, layout: _Layout) -> TypeGuard[np.ndarray]:
     """Whether `value` is a C-ordered aligned array of exactly `layout`'s
     dtype and shape."""
-    return (
+    flags = _flags_if_exact(value, layout)
+    return flags is not None and flags.c_contiguous and flags.aligned
+
+
+def _flags_if_exact(value: object, layout: _Layout) -> Any:
+    """The flags of `value` if it is a NumPy array (not of a subclass) of
+    exactly `layout`'s dtype and shape, else None."""
+    if (
         type(value) is np.ndarray
         and value.dtype == layout.dtype
         and value.shape == layout.shape
-        and (flags := value.flags).c_contiguous
-        and flags.aligned
-    )
+    ):
+        return value.flags
+    return None
 
 
 def _backend_error() -> type[Exception]:
