@@ -456,10 +456,13 @@ class Program:
         if backend not in BACKENDS or known.slots:
             return self.run(args=values, backend=backend).results
         iree = backend == "iree"
-        arrays = []
-        for value, layout in zip(values, known.args, strict=True):
-            array = np.asarray(value, layout.dtype, order="C")
-            arrays.append(array if array.flags.aligned else array.copy())
+        if _exact(values, known.args):  # as a training loop passes them
+            arrays = list(cast(Sequence[np.ndarray], values))
+        else:
+            arrays = []
+            for value, layout in zip(values, known.args, strict=True):
+                array = np.asarray(value, layout.dtype, order="C")
+                arrays.append(array if array.flags.aligned else array.copy())
         arguments = known.arguments((), arrays, iree)
         if not iree:
             return self.interpret("main", arguments, None)
