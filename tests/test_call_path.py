@@ -7,6 +7,7 @@ checks give its bits."""
 
 from __future__ import annotations
 
+import collections
 import warnings
 from contextlib import nullcontext
 from typing import Any
@@ -251,3 +252,83 @@ def test_the_jit_key_tells_every_signature_apart() -> None:
         g(1 << 40, 2)
     with pytest.raises(GradoptError, match="static arguments must be hashable"):
         g(ones, [2])
+
+
+def test_the_last_signature_is_matched_as_its_key_would_be() -> None:
+    """A call is first tried against the last signature's match, which must
+    take exactly the arguments the key takes: any other tree, dtype, shape
+    or leaf type goes to the key, is traced once, and gives what a trace of
+    its own gives."""
+    traces: list[object] = []
+
+    def f(p, x, scale=None):
+        traces.append(1)
+        leaves = list(p.values()) if isinstance(p, dict) else list(p)
+        total = x * 2 if scale is None else x * scale
+        for leaf in leaves:
+            total = total + gnp.sum(leaf)
+        return total
+
+    g = gradopt.jit(f)
+    a, b = np.ones(3, np.float32), np.full(2, 2, np.float32)
+    x = np.arange(3, dtype=np.float32)
+    Pair = collections.namedtuple("Pair", "a b")
+
+    class Sub(np.ndarray):
+        pass
+
+    calls = [  # 12 signatures, and the key's hits
+        ((a, b), x),
+        ((a, b), x),  # the last signature
+        ([a, b], x),
+        (Pair(a, b), x),
+        ((a, b, b), x),
+        ((a,), x),
+        ({"a": a, "b": b}, x),
+        ({"b": b, "a": a}, x),  # the same signature, keys in another order
+        ({"a": a, "c": b}, x),
+        ({"a": a, "b": b, "c": b}, x),
+        (collections.OrderedDict(a=a, b=b), x),  # keyed as a dict
+        ((a, b), x.astype(np.int32)),
+        ((a, b), x[:2]),
+        ((a, b), x.view(Sub)),  # keyed as an array
+        ((a, b), 1.5),
+        ((a, b), np.float32(1.5)),  # keyed as 1.5
+        ((a, np.ones(2, bool)), x),
+        ((a, b), x),  # back to the first: a hit in the cache, no trace
+    ]
+    for p, value in calls:
+        expected = gradopt.jit(f)(p, value)
+        np.testing.assert_array_equal(g(p, value), expected)
+        assert g(p, value).dtype == expected.dtype
+    scaled = g((a, b), x, scale=np.array(3, np.float32))
+    np.testing.assert_array_equal(scaled, x * 3 + 7)
+    assert g.last is not None and g.last.match is not None
+    kept = g.last
+    g((a, b), 1.5)  # a Python number: never matched, always keyed
+    assert g.last is kept
+    assert len(g.cache) == 13  # and one trace each, besides the references'
+    assert len(traces) == len(calls) + 13
+
+
+def test_a_signature_the_cache_does_not_keep_is_not_matched(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With GRADOPT_JIT_CACHE_BYTES=0 every call traces again, as the cache
+    keeps nothing: the last signature is not kept either."""
+    traces: list[object] = []
+
+    @gradopt.jit
+    def f(x):
+        traces.append(1)
+        return x + 1
+
+    x = np.zeros(2, np.float32)
+    f(x)
+    f(x)
+    assert len(traces) == 1 and f.last is not None
+    monkeypatch.setenv("GRADOPT_JIT_CACHE_BYTES", "0")
+    f(np.zeros(3, np.float32))
+    assert f.last is None
+    f(np.zeros(3, np.float32))
+    assert len(traces) == 3
