@@ -2,18 +2,24 @@
 `jit(value_and_grad(loss))(params, x, y)` for the small step's MLP (64 -> 32
 -> 10, batch 64, its four weights a tuple), called as a training loop calls
 it, beside the pieces that call is made of, each timed alone and interleaved
-call by call: flattening the arguments and looking their traced signature
-up (`Traced.compile` on a hit), running the prepared program on the flat
-inputs (what `Traced.__call__` calls), rebuilding the results' structure
+call by call: matching the arguments against the last call's signature
+(`Compiled.match`, what a call with the last signature does), flattening
+them and looking their traced signature up (`Traced.compile` on a hit, what
+any other call does), running the prepared program on the flat inputs
+(what `Traced.__call__` calls), rebuilding the results' structure
 (`TreeDef.unflatten`), and the plan alone (`Interpreter.call`); with
 `--backend iree`, `jit(..., backend="iree")` and the compiled module's call
 (`IreeModule.call`) in the place of the plan.
 With JAX installed, JAX's jit of the same function after them, in rounds
 of its own: JAX's worker threads go on spinning after its call returns, and
 on 2 cores slowed the side called next from 220 to 570 us (load 12).
-Medians of `--rounds` rounds (default 2000).
+Medians of `--rounds` rounds (default 2000). With `--block N`, only the
+jitted call and JAX's, each called N times in a row (as a training loop
+calls one step), the blocks in turn: the pieces interleaved call by call
+each run with the others' data in the caches, JAX's in rounds of its own
+did not.
 
-    python bench/jit_call.py [--rounds N] [--backend numpy|iree]
+    python bench/jit_call.py [--rounds N] [--backend numpy|iree] [--block N]
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from small_step import SHAPES, interleaved
+from small_step import SHAPES, in_blocks, interleaved
 
 import gradopt
 import gradopt.numpy as gnp
@@ -92,6 +98,7 @@ def main() -> None:
         help="iree: `jit(..., backend='iree')`; the plan's side is then the "
         "compiled module's call (`IreeModule.call`)",
     )
+    parser.add_argument("--block", type=int, default=0)
     options = parser.parse_args()
     params, x, y = data()
     step = gradopt.jit(gradopt.value_and_grad(loss), backend=options.backend)
@@ -107,8 +114,17 @@ def main() -> None:
     results = run()
     arguments = [np.asarray(leaf) for leaf in leaves]
     module = program.iree_module
+    match = compiled.match
+    assert match is not None, "the step's arguments are all float32 arrays"
+    if options.block:
+        sides = {"jit call": lambda: step(params, x, y)}
+        if (jitted := jax_side(params, x, y)) is not None:
+            sides["jax jit"] = jitted
+        report(in_blocks(sides, options.rounds, options.block))
+        return
     sides = {
         "jit call": lambda: step(params, x, y),
+        "signature match": lambda: match(((params, x, y), {}), []),
         "signature lookup": lambda: step.compile((params, x, y), {}),
         "run the program": run,
         "unflatten": lambda: compiled.out_tree.unflatten(iter(results)),
@@ -120,6 +136,10 @@ def main() -> None:
     medians = interleaved(sides, options.rounds)
     if (jitted := jax_side(params, x, y)) is not None:
         medians |= interleaved({"jax jit": jitted}, options.rounds)
+    report(medians)
+
+
+def report(medians: dict[str, float]) -> None:
     for name, median in medians.items():
         share = median / medians["jit call"]
         print(f"{name:18} {median * 1e6:8.1f} us  {share:5.2f} of the call")

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gradopt
 import gradopt.numpy as gnp
@@ -161,8 +163,8 @@ def test_exact_arrays_are_read_as_they_are_and_others_checked() -> None:
     def read(given: Any) -> list[np.ndarray]:
         return program.inputs("arg", known.args, given, (), read_only=True)
 
-    for given in ([x, f, i], (x, f, i)):
-        assert all(a is b for a, b in zip(read(given), given, strict=True))
+    for values in ([x, f, i], (x, f, i)):
+        assert all(a is b for a, b in zip(read(values), values, strict=True))
     assert read(None)[0].shape == (2, 3)  # zeros, as before
     converted = read([x.astype(np.float64), f, i])
     assert converted[0].dtype == np.float32 and converted[1] is f
@@ -332,3 +334,66 @@ def test_a_signature_the_cache_does_not_keep_is_not_matched(
     assert f.last is None
     f(np.zeros(3, np.float32))
     assert len(traces) == 3
+
+
+def _trees() -> st.SearchStrategy[Any]:
+    leaves = st.one_of(
+        st.builds(
+            np.zeros,
+            st.sampled_from([(), (2,), (3,), (2, 2)]),
+            st.sampled_from([np.float32, np.int32, np.bool_, np.float64]),
+        ),
+        st.sampled_from([1.5, 2, None]),
+    )
+    return st.recursive(
+        leaves,
+        lambda children: st.one_of(
+            st.lists(children, max_size=3),
+            st.lists(children, max_size=3).map(tuple),
+            st.dictionaries(st.sampled_from("abc"), children, max_size=3),
+        ),
+        max_leaves=6,
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(_trees(), _trees())
+def test_a_match_takes_exactly_the_trees_of_its_key(first: Any, second: Any) -> None:
+    """`_matcher(key)` takes only trees to which `_structure` gives that key,
+    giving their leaves in the key's order, and takes every such tree of
+    tuples, lists, dicts and arrays of gradopt's dtypes (the others go to
+    the key, as a traced function's first call checks)."""
+    from gradopt.frontend.array import ELEMENTS
+    from gradopt.frontend.transforms import _matcher, _structure
+
+    def key(tree: Any) -> tuple[object, list[Any]]:
+        leaves: list[Any] = []
+        try:
+            return _structure(tree, leaves), leaves
+        except GradoptError:  # float64 data: no key, no match
+            return None, leaves
+
+    def plain(tree: Any) -> bool:
+        if type(tree) is np.ndarray:
+            return tree.dtype in ELEMENTS
+        if type(tree) in (tuple, list):
+            return all(map(plain, tree))
+        return type(tree) is dict and all(map(plain, tree.values()))
+
+    structure, _ = key(first)
+    if structure is None:
+        return
+    match = _matcher(structure)
+    assert (match is not None) >= plain(first)
+    if match is None:
+        return
+    for tree in (first, second):
+        found: list[Any] = []
+        other, leaves = key(tree)
+        matched = match(tree, found)
+        if matched:
+            assert other == structure
+            assert len(found) == len(leaves)
+            assert all(a is b for a, b in zip(found, leaves, strict=True))
+        else:
+            assert other != structure or not plain(tree)
