@@ -114,8 +114,9 @@ class Traced:
         self.body, self.name, self.backend = body, name, backend
         self.static_argnums = tuple(static_argnums)
         self.cache: BoundedCache[object, Compiled] = BoundedCache()
-        self.last: Compiled | None = None
-        """The signature of the last call, tried first (`Compiled.match`):
+        self.last: tuple[Compiled, tuple[tuple[int, Any], ...]] | None = None
+        """The signature of the last call and its static arguments, tried
+        first (`Compiled.match`, `_last_if_it_matches`):
         building and looking up a small MLP step's key took 15 us of its
         jitted call's 62 on IREE, its match 3 (bench/RESULTS.md)."""
 
@@ -127,15 +128,11 @@ class Traced:
             return self.body(args, kwargs, False)
         try:
             leaves: list[Any] = []
-            last = self.last
-            match = None if last is None else last.match
-            if match is None or not match((args, kwargs), leaves):
-                leaves.clear()
-                dynamic, static = self._split(args, kwargs)
+            dynamic, static = self._split(args, kwargs)
+            compiled = self._last_if_it_matches(dynamic, static, leaves)
+            if compiled is None:
                 structure = _structure(dynamic, leaves)
                 compiled = self._compiled(dynamic, structure, leaves, static)
-            else:
-                compiled = cast(Compiled, last)
             try:
                 results = compiled.program.run_staged(leaves, self.backend)
             except GradoptError as failure:
@@ -170,6 +167,26 @@ class Traced:
         dynamic = tuple(a for i, a in enumerate(args) if i not in statics)
         return (dynamic, kwargs), tuple((i, args[i]) for i in statics)
 
+    def _last_if_it_matches(
+        self,
+        dynamic: Any,
+        static: tuple[tuple[int, Any], ...],
+        leaves: list[Any],
+    ) -> Compiled | None:
+        """The last call's signature if `dynamic` matches it (its leaves then
+        appended to `leaves`) and `static` equals its static arguments."""
+        if (last := self.last) is None:
+            return None
+        compiled, known = last
+        try:
+            same = known == static
+        except (TypeError, ValueError):  # an array: the key refuses it
+            return None
+        if same and cast(Match, compiled.match)(dynamic, leaves):
+            return compiled
+        leaves.clear()
+        return None
+
     def compile(self, args: Sequence[Any], kwargs: dict[str, Any]) -> Compiled:
         dynamic, static = self._split(args, kwargs)
         leaves: list[Any] = []
@@ -190,8 +207,8 @@ class Traced:
         except TypeError:
             raise error("static arguments must be hashable") from None
         if (known := self.cache.get(key)) is not None:
-            if known.match is not None and not static:
-                self.last = known
+            if known.match is not None:
+                self.last = known, static
             return known
         all_leaves, in_tree = flatten(dynamic)
         types = [_input_type(leaf) for leaf in leaves]
@@ -226,7 +243,7 @@ class Traced:
         )
         # what the cache keeps, as the cache (which drops entries only here)
         kept_now = self.cache.get(key) is compiled
-        self.last = compiled if match is not None and not static and kept_now else None
+        self.last = (compiled, static) if match is not None and kept_now else None
         return compiled
 
 

@@ -254,6 +254,12 @@ def test_the_jit_key_tells_every_signature_apart() -> None:
         g(1 << 40, 2)
     with pytest.raises(GradoptError, match="static arguments must be hashable"):
         g(ones, [2])
+    g(ones, 2)  # the last signature: an array as the static argument is keyed
+    assert g.last is not None and g.last[1] == ((1, 2),)
+    np.testing.assert_array_equal(g(ones, 3), [3.0, 3.0, 3.0])  # not the last's
+    with pytest.raises(GradoptError, match="static arguments must be hashable"):
+        g(ones, np.array([2, 3]))
+    assert len(traces) == len(calls) - 1
 
 
 def test_the_last_signature_is_matched_as_its_key_would_be() -> None:
@@ -305,7 +311,7 @@ def test_the_last_signature_is_matched_as_its_key_would_be() -> None:
         assert g(p, value).dtype == expected.dtype
     scaled = g((a, b), x, scale=np.array(3, np.float32))
     np.testing.assert_array_equal(scaled, x * 3 + 7)
-    assert g.last is not None and g.last.match is not None
+    assert g.last is not None and g.last[0].match is not None
     kept = g.last
     g((a, b), 1.5)  # a Python number: never matched, always keyed
     assert g.last is kept
