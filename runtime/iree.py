@@ -619,10 +619,7 @@ class IreeModule:
     def _invoke_vm(self, entry: str, inputs: object, outputs: object) -> None:
         """The VM function `entry` invoked on the lists `inputs` and `outputs`."""
         function = self._function(entry)
-        if self.driver == "local-task":
-            call_waiting(lambda: self.vm_context.invoke(function, inputs, outputs))
-        else:
-            self.vm_context.invoke(function, inputs, outputs)
+        self._waiting(lambda: self.vm_context.invoke(function, inputs, outputs))
 
     def _waiting(self, call: Callable[[], T]) -> T:
         """`call()`, which waits for IREE: on `local-task`, from a thread of

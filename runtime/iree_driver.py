@@ -78,9 +78,9 @@ def products_untiled(module: ModuleOp) -> bool:
     has products, each a plain matrix product (no batch dims) of under
     `UNTILED_BELOW` multiply-adds. On one thread, packing operands into the
     tiled layout costs more than it saves for such a product: small MLP
-    steps took 0.79-0.95x the time untiled, one of 6.4 million multiply-adds
-    1.03x; batched products (small attention steps) up to 1.69x
-    (bench/RESULTS.md)."""
+    steps took 0.80-0.96x the time untiled, one of 6.4 million multiply-adds
+    1.03x; batched products (small attention steps) up to 1.71x
+    (`bench/small_tiling.py`)."""
     found = list(products(module))
     return (
         bool(found)
